@@ -1,0 +1,36 @@
+# One command per task. `make run` and `make test` are the README's two commands.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint typecheck bench clean install
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Set up and run the service on the embedded default (SQLite under ./var), http://127.0.0.1:8000
+run: $(STAMP)
+	$(VENV)/bin/bjaudit serve
+
+## Set up and run the whole test suite (PostgreSQL tests need a server; see README)
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check app tests bench
+	$(VENV)/bin/ruff format --check app tests bench
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) -m bench.audit_throughput
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,1010 @@
+"""Generic checks over a replayed round. Each reports by *role*; a jurisdiction decides which of its rules a role
+cites (see :mod:`app.domain.rules`). Comments marked ``Interpretation:`` record how we read the law.
+
+Roles, by check:
+
+* player draws: ``hit_over_21``, ``hit_on_21``, ``double_one_card``, ``split_aces_draw``, ``split_aces_more``
+* doubles: ``double_when``, ``double_on_21``, ``double_amount``, ``das_prohibited_6to5``, ``das_prohibited``
+* splits: ``split_pair``, ``split_amount``, ``split_order``, ``resplit_not_elected``, ``resplit_limit``,
+  ``resplit_aces``
+* surrender: ``surrender_not_offered``, ``surrender_when``
+* insurance: ``insurance_when``, ``insurance_amount``, ``insurance_timing``, ``insurance_chips``
+* even money: ``even_money_when``, ``even_money_amount``, ``even_money_timing``
+* dealer: ``draw_s17``, ``draw_h17``, ``draw_6to5``, ``draw_hand_dealt``, ``draw_unknown``, ``needless_draw``
+* settlement: ``missing_settlement``, ``settled_twice``, ``lose_amount``, ``win_odds``, ``bj_odds``,
+  ``bj_vs_dealer_ace_ten``, ``bust_loses``, ``dealer_bust``, ``higher_total``, ``lower_total``, ``equal_totals``,
+  ``bj_beats_21``, ``dealer_bj_beats_21``, ``dealer_bj_after_double``, ``dealer_bj_after_split``,
+  ``surrender_amount``, ``insurance_outcome``, ``insurance_odds``
+* timing: ``bj_paid_early``, ``insurance_collect_timing``, ``double_card_face``, ``double_card_reveal``
+* additional wagers: ``additional_amount``, ``additional_type``, ``additional_outcome``, ``additional_13``,
+  ``additional_timing``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.domain.cards import TEN_VALUE, hand_total, is_natural, value
+from app.domain.replay import CardAt, HandState, Trace
+from app.domain.rules import Ctx
+
+# ---------------------------------------------------------------------------------------------------------------
+# Player draws
+
+
+def check_player_draws(t: Trace, ctx: Ctx) -> None:
+    for h, c in t.player_cards:
+        if c.kind not in ("draw", "double"):
+            continue
+        before = _cards_before(h, c)
+        total, _ = hand_total(before)
+        name = h.name
+        if h.split_aces:
+            msg = (
+                f"Hand {name} is a split ace and may have only one card dealt to it; {c.card} was dealt "
+                f"as card {len(before) + 1}."
+            )
+            ctx.emit("split_aces_draw", c.event, name, msg, expected="no further card", actual=c.card)
+            ctx.emit("split_aces_more", c.event, name, msg, expected="no further card", actual=c.card)
+            continue
+        if c.kind == "double":
+            continue
+        if h.doubles:
+            ctx.emit(
+                "double_one_card",
+                c.event,
+                name,
+                f"Hand {name} doubled down and may receive only one additional card; {c.card} was a second.",
+                expected="one card after the double",
+                actual=f"{c.card} as an extra card",
+            )
+            continue
+        if total == 21:
+            what = "a blackjack" if t.is_blackjack(h) and len(before) == 2 else "21"
+            ctx.emit(
+                "hit_on_21",
+                c.event,
+                name,
+                f"Hand {name} held {what} and may not draw; {c.card} was dealt to it.",
+                expected="no card on 21",
+                actual=f"drew {c.card} on {total}",
+            )
+        elif total > 21:
+            ctx.emit(
+                "hit_over_21",
+                c.event,
+                name,
+                f"Hand {name} had already busted with {total} and may not draw; {c.card} was dealt to it.",
+                expected="draws only below 21",
+                actual=f"drew {c.card} on {total}",
+            )
+    for h in t.all_hands():
+        if h.doubles and not any(c.kind == "double" for c in h.cards) and not h.split_aces:
+            ctx.emit(
+                "double_one_card",
+                None,
+                h.name,
+                f"Hand {h.name} doubled down but was never dealt its one additional card.",
+                expected="one card after the double",
+                actual="no card",
+            )
+
+
+def _cards_before(h: HandState, c: CardAt) -> list[str]:
+    out = []
+    for x in h.cards:
+        if x is c:
+            break
+        out.append(x.card)
+    return out
+
+
+def _cards_at(h: HandState, event: int) -> list[str]:
+    return [x.card for x in h.cards if x.event < event]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Doubles, splits, surrender
+
+
+def check_doubles(t: Trace, ctx: Ctx) -> None:
+    e = t.elections
+    for h in t.all_hands():
+        total_doubled = 0
+        for k, (i, amount) in enumerate(h.doubles):
+            cards = _cards_at(h, i)
+            name = h.name
+            if k > 0:
+                ctx.emit(
+                    "double_when",
+                    i,
+                    name,
+                    f"Hand {name} had already doubled down; a hand may double only once.",
+                    expected="one double per hand",
+                    actual="second double",
+                )
+            elif len(cards) != 2:
+                ctx.emit(
+                    "double_when",
+                    i,
+                    name,
+                    f"Hand {name} doubled down on {len(cards)} cards; a double is allowed only on a hand's "
+                    "first two cards.",
+                    expected="first two cards",
+                    actual=f"{len(cards)} cards",
+                )
+            elif hand_total(cards)[0] == 21:
+                what = "a blackjack" if is_natural(cards) and not t.seats[h.id[0]].split else "a two-card 21"
+                ctx.emit(
+                    "double_on_21",
+                    i,
+                    name,
+                    f"Hand {name} doubled down on {what}, which may not be doubled.",
+                    expected="no double on blackjack or 21",
+                    actual=f"double on {'+'.join(cards)}",
+                )
+            total_doubled += amount
+            if amount <= 0 or total_doubled > h.wager:
+                ctx.emit(
+                    "double_amount",
+                    i,
+                    name,
+                    f"Hand {name} doubled for {amount} on an original wager of {h.wager}; a double may not "
+                    "exceed the original wager.",
+                    expected=f"1..{h.wager}",
+                    actual=amount,
+                )
+            split_before = h.created_by is not None or any(s < i for s in h.splits)
+            if split_before and e.get("double_after_split") is False:
+                six_five = e.get("blackjack_pays") == "6:5"
+                ctx.emit(
+                    "das_prohibited_6to5" if six_five else "das_prohibited",
+                    i,
+                    name,
+                    f"Hand {name} came from a split, and this table prohibits doubling down after splitting.",
+                    expected="no double after split",
+                    actual=f"double of {amount}",
+                )
+
+
+def check_splits(t: Trace, ctx: Ctx) -> None:
+    e = t.elections
+    for seat in t.seats.values():
+        for h in seat.hands:
+            for i in h.splits:
+                new = next(x for x in seat.hands if x.created_by == i)
+                cards = [*_cards_at(h, i)[:1], new.cards[0].card]
+                n_at = len(_cards_at(h, i)) + 1
+                name = h.name
+                if n_at != 2:
+                    ctx.emit(
+                        "split_pair",
+                        i,
+                        name,
+                        f"Hand {name} was split holding {n_at} cards; only a hand's first two cards may be split.",
+                        expected="split on the first two cards",
+                        actual=f"{n_at} cards",
+                    )
+                elif value(cards[0]) != value(cards[1]):
+                    ctx.emit(
+                        "split_pair",
+                        i,
+                        name,
+                        f"Hand {name} was split on {cards[0]} and {cards[1]}, which are not of identical value.",
+                        expected="two cards of identical value",
+                        actual=f"{cards[0]}+{cards[1]}",
+                    )
+                if new.wager != seat.wager:
+                    ctx.emit(
+                        "split_amount",
+                        i,
+                        name,
+                        f"Seat {seat.seat} split with a wager of {new.wager}; the split wager must equal the "
+                        f"original wager of {seat.wager}.",
+                        expected=seat.wager,
+                        actual=new.wager,
+                    )
+                hands_before = sum(1 for x in seat.hands if x.created_by is None or x.created_by < i)
+                if hands_before < 2:
+                    continue
+                # A resplit: the seat already had split hands when this split happened.
+                if not e.get("resplit"):
+                    if e.get("resplit") is False or ctx.params.get("resplit_default_off"):
+                        ctx.emit(
+                            "resplit_not_elected",
+                            i,
+                            name,
+                            f"Hand {name} was split again; this table does not offer resplitting, so a pair may be "
+                            "split only once (two hands).",
+                            expected="at most 2 hands",
+                            actual=f"{hands_before + 1} hands",
+                        )
+                    continue
+                limit = _resplit_limit(e.get("boxes"))
+                if hands_before + 1 > limit:
+                    ctx.emit(
+                        "resplit_limit",
+                        i,
+                        name,
+                        f"Seat {seat.seat} split into {hands_before + 1} hands; at a table with "
+                        f"{e.get('boxes')} boxes at most {limit} are allowed.",
+                        expected=f"at most {limit} hands",
+                        actual=f"{hands_before + 1} hands",
+                    )
+                if h.split_aces and e.get("resplit_aces") is False:
+                    ctx.emit(
+                        "resplit_aces",
+                        i,
+                        name,
+                        f"Seat {seat.seat} split aces a second time; this table prohibits splitting aces more "
+                        "than once.",
+                        expected="aces split once",
+                        actual="aces resplit",
+                    )
+
+
+def _resplit_limit(boxes: object) -> int:
+    # Interpretation (13:69F-2.11(e)): up to three splits (four hands) at tables with up to six boxes, two
+    # splits (three hands) at seven. A table with more boxes is not authorised to resplit at all; its election is
+    # reported separately, and its hands are held to the seven-box limit here.
+    return 4 if isinstance(boxes, int) and boxes <= 6 else 3
+
+
+def check_split_order(t: Trace, ctx: Ctx) -> None:
+    """No card to another hand while a split hand of a seat waits, incomplete, for its second card; and no return
+    to a split hand once play has moved on from it."""
+    split_seats = [s for s in t.seats.values() if s.split]
+    if not split_seats:
+        return
+    first_split = min(h.created_by for s in split_seats for h in s.hands if h.created_by is not None)
+    deals: list[tuple[int, HandState | None]] = [
+        (c.event, h) for h, c in t.player_cards if c.event > first_split
+    ]
+    deals += [(c.event, None) for c in t.dealer if c.event > first_split]
+    deals.sort(key=lambda d: d[0])
+    for seat in split_seats:
+        left: set[int] = set()  # split hands play has moved away from (by hand number)
+        current: HandState | None = None
+        for j, target in deals:
+            pending = [
+                h
+                for h in seat.hands
+                if h is not target
+                and len([c for c in h.cards if c.event < j]) == 1
+                and (h.created_by is not None and h.created_by < j or any(s < j for s in h.splits))
+            ]
+            tname = target.name if target is not None else "the dealer"
+            if pending:
+                if target is None or target.id[0] != seat.seat:
+                    p = pending[0]
+                    ctx.emit(
+                        "split_order",
+                        j,
+                        p.name,
+                        f"A card went to {tname} while split hand {p.name} was still incomplete; a split hand "
+                        "must be completed before any other hand is dealt to.",
+                        expected=f"next card to {p.name}",
+                        actual=f"card to {tname}",
+                    )
+                    break
+                parents = [
+                    h
+                    for h in pending
+                    if h.splits and max(h.splits) < j and h.cards and h.cards[-1].event < max(h.splits)
+                ]
+                if parents:
+                    p = parents[0]
+                    ctx.emit(
+                        "split_order",
+                        j,
+                        p.name,
+                        f"A card went to {tname} before split hand {p.name}, the hand on the dealer's left, was "
+                        "completed.",
+                        expected=f"next card to {p.name}",
+                        actual=f"card to {tname}",
+                    )
+                    break
+            if target is None or target.id[0] != seat.seat:
+                continue
+            if target.id[1] in left:
+                ctx.emit(
+                    "split_order",
+                    j,
+                    target.name,
+                    f"Hand {target.name} received a card after play had moved on to another split hand.",
+                    expected="each split hand completed in turn",
+                    actual=f"returned to {target.name}",
+                )
+                break
+            if current is not None and current is not target:
+                left.add(current.id[1])
+            current = target
+
+
+def check_surrender(t: Trace, ctx: Ctx) -> None:
+    offered = t.elections.get("surrender")
+    for h in t.all_hands():
+        i = h.surrendered_at
+        if i is None:
+            continue
+        if offered == "none":
+            ctx.emit(
+                "surrender_not_offered",
+                i,
+                h.name,
+                f"Hand {h.name} surrendered half its wager after the cards were dealt, at a table that does not "
+                "offer surrender.",
+                expected="no surrender",
+                actual="surrender",
+            )
+        cards = _cards_at(h, i)
+        if len(cards) != 2 or t.seats[h.id[0]].split or any(d < i for d, _ in h.doubles):
+            ctx.emit(
+                "surrender_when",
+                i,
+                h.name,
+                f"Hand {h.name} surrendered after acting on it; surrender is only on the first two cards before "
+                "any other decision.",
+                expected="surrender on the first two cards",
+                actual=f"surrender with {len(cards)} cards",
+            )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Insurance and even money
+
+
+def _dealer_first_at(t: Trace, event: int) -> str | None:
+    return t.dealer[0].card if t.dealer and t.dealer[0].event < event else None
+
+
+def check_insurance(t: Trace, ctx: Ctx) -> None:
+    min_chip = t.elections.get("min_chip")
+    for seat in t.seats.values():
+        placed = 0
+        for i, amount in seat.insurance:
+            placed += amount
+            up = _dealer_first_at(t, i)
+            s = seat.seat
+            if up is None or up[0] != "A":
+                ctx.emit(
+                    "insurance_when",
+                    i,
+                    str(s),
+                    f"Seat {s} placed insurance, but the dealer's first card was "
+                    f"{'not yet dealt' if up is None else up}; insurance is offered only against an ace.",
+                    expected="dealer's first card an ace",
+                    actual=up,
+                )
+            if 2 * placed > seat.wager:
+                ctx.emit(
+                    "insurance_amount",
+                    i,
+                    str(s),
+                    f"Seat {s} insured {placed} on a wager of {seat.wager}; insurance may be at most half the "
+                    f"original wager ({seat.wager // 2}).",
+                    expected=f"at most {seat.wager // 2}",
+                    actual=placed,
+                )
+            if t.initial_deal_end is None or i < t.initial_deal_end:
+                ctx.emit(
+                    "insurance_timing",
+                    i,
+                    str(s),
+                    f"Seat {s} placed insurance before the initial deal was complete.",
+                    expected="after the initial deal",
+                    actual="during the initial deal",
+                )
+            elif t.first_later_card is not None and i > t.first_later_card:
+                ctx.emit(
+                    "insurance_timing",
+                    i,
+                    str(s),
+                    f"Seat {s} placed insurance after further cards had been dealt (event {t.first_later_card}); "
+                    "insurance must be placed before any card after the initial deal.",
+                    expected=f"before event {t.first_later_card}",
+                    actual=f"event {i}",
+                )
+            if isinstance(min_chip, int) and min_chip > 0 and (2 * amount) % min_chip:
+                ctx.emit(
+                    "insurance_chips",
+                    i,
+                    str(s),
+                    f"Seat {s}'s insurance of {amount} would win {2 * amount}, which cannot be paid in chips of "
+                    f"{min_chip}.",
+                    expected=f"a winning payout in multiples of {min_chip}",
+                    actual=2 * amount,
+                )
+
+
+def check_even_money(t: Trace, ctx: Ctx) -> None:
+    for seat in t.seats.values():
+        h = seat.hands[0]
+        if h.even_money is None:
+            continue
+        i, amount = h.even_money
+        cards = _cards_at(h, i)
+        up = _dealer_first_at(t, i)
+        s = seat.seat
+        if not (is_natural(cards) and not seat.split) or up is None or up[0] != "A":
+            ctx.emit(
+                "even_money_when",
+                i,
+                h.name,
+                f"Seat {s} was paid even money holding {'+'.join(cards) or 'no cards'} against a dealer "
+                f"{up or 'without a card'}; even money is only for a blackjack against a dealer ace.",
+                expected="player blackjack, dealer ace",
+                actual=f"{'+'.join(cards)} vs {up}",
+            )
+        if amount != h.wager:
+            ctx.emit(
+                "even_money_amount",
+                i,
+                h.name,
+                f"Seat {s} took even money and was paid {amount}; even money pays one to one, {h.wager}.",
+                expected=h.wager,
+                actual=amount,
+                amount_delta=h.wager - amount,
+            )
+        if t.dealer_second_at is not None and i > t.dealer_second_at:
+            ctx.emit(
+                "even_money_timing",
+                i,
+                h.name,
+                f"Seat {s} was paid even money after the dealer's second card; it is paid immediately, before "
+                "the dealer's hand is known.",
+                expected=f"before event {t.dealer_second_at}",
+                actual=f"event {i}",
+            )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Dealer drawing
+
+
+def _stands(total: int, soft: bool, hits_soft_17: bool | None) -> bool | None:
+    """Whether the dealer must stand (True), must draw (False), or either is allowed (None: the soft-17 option
+    is unknown and the hand is a soft 17)."""
+    if total >= 18 or (total == 17 and not soft):
+        return True
+    if total < 17:
+        return False
+    return None if hits_soft_17 is None else not hits_soft_17
+
+
+def draw_regime(t: Trace, ctx: Ctx) -> tuple[str, bool | None]:
+    """The role that dealer drawing cites at this table, and whether the dealer hits soft 17."""
+    e = t.elections
+    if e.get("blackjack_pays") == "6:5" and ctx.bound("draw_6to5"):
+        return "draw_6to5", True
+    if e.get("dealt_from") == "hand" and e.get("dealer_soft_17") == "hit" and ctx.bound("draw_hand_dealt"):
+        return "draw_hand_dealt", True
+    if e.get("dealer_soft_17") == "hit":
+        return "draw_h17", True
+    if e.get("dealer_soft_17") == "stand":
+        return "draw_s17", False
+    return "draw_unknown", None
+
+
+def _live(t: Trace, before_event: int) -> list[HandState]:
+    """Player hands whose outcome still depends on the dealer's total."""
+    out = []
+    for h in t.all_hands():
+        if h.surrendered_at is not None or h.even_money is not None:
+            continue
+        cards = _cards_at(h, before_event)
+        if hand_total(cards)[0] > 21:
+            continue
+        if t.is_blackjack(h) and len(cards) == 2:
+            continue
+        out.append(h)
+    return out
+
+
+def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
+    if len(t.dealer) < 2 or t.dealer_blackjack:
+        extra = t.dealer[2:] if t.dealer_blackjack else []
+        for c in extra[:1]:
+            ctx.emit(
+                draw_regime(t, ctx)[0],
+                c.event,
+                "dealer",
+                f"The dealer held blackjack and may not draw; {c.card} was dealt.",
+                expected="stand on blackjack",
+                actual=f"drew {c.card}",
+            )
+        return
+    role, h17 = draw_regime(t, ctx)
+    values = t.dealer_values
+    for k in range(2, len(t.dealer)):
+        c = t.dealer[k]
+        total, soft = hand_total(values[:k])
+        stands = _stands(total, soft, h17)
+        if stands:
+            delta, changed = _restitution(t, values[:k])
+            note = f" Had the dealer stood, {changed}." if changed else ""
+            ctx.emit(
+                role,
+                c.event,
+                "dealer",
+                f"The dealer drew {c.card} on {'soft' if soft else 'hard'} {total}, a total on which this table's "
+                f"dealer must stand.{note}",
+                expected=f"stand on {'soft' if soft else 'hard'} {total}",
+                actual=f"drew {c.card}",
+                amount_delta=delta if changed else None,
+            )
+            return
+        if not _live(t, c.event) and ctx.bound("needless_draw"):
+            ctx.emit(
+                "needless_draw",
+                c.event,
+                "dealer",
+                f"The dealer drew {c.card} although every player hand was already decided and the dealer's total "
+                "could not change any outcome.",
+                expected="no further dealer card",
+                actual=f"drew {c.card}",
+            )
+            return
+    total, soft = t.dealer_total()
+    if _stands(total, soft, h17) is False and _live(t, 1 << 30):
+        ctx.emit(
+            role,
+            None,
+            "dealer",
+            f"The dealer stopped on {'soft' if soft else 'hard'} {total}, a total on which this table's dealer "
+            "must draw; the outcome of the live hands cannot be known.",
+            expected=f"draw on {'soft' if soft else 'hard'} {total}",
+            actual="stood",
+        )
+
+
+def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
+    """What the players are owed (+) or owe (-) had the dealer stopped with ``dealer_cards``, against the
+    settlements due on the cards as dealt."""
+    delta = 0
+    changed = []
+    for h in t.all_hands():
+        if h.surrendered_at is not None or h.even_money is not None:
+            continue
+        actual = _expect(t, h, t.dealer_values, {}).primary
+        should = _expect(t, h, dealer_cards, {}).primary
+        if actual != should:
+            delta += should - actual
+            changed.append(f"hand {h.name} would have {_verb(should)} instead of {_verb(actual)}")
+    return delta, "; ".join(changed)
+
+
+def _verb(net: int) -> str:
+    return f"won {net}" if net > 0 else f"lost {-net}" if net < 0 else "pushed"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Settlements
+
+
+@dataclass(frozen=True, slots=True)
+class Expect:
+    nets: tuple[int, ...]
+    """Acceptable nets to the player (+ paid, - collected); the first is the one we quote."""
+    direction: str
+    amount: str
+    why: str
+
+    @property
+    def primary(self) -> int:
+        return self.nets[0]
+
+
+def _ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
+    exact, rest = divmod(wager * num, den)
+    return (exact,) if rest == 0 else (exact, exact + 1)
+
+
+def _expect(t: Trace, h: HandState, dealer: Sequence[str], params: object) -> Expect:
+    wager, stake = h.wager, h.stake
+    pt, _ = h.total()
+    dt, _ = hand_total(dealer)
+    dbj = is_natural(list(dealer[:2])) and len(dealer) >= 2
+    up = dealer[0] if dealer else None
+    ace_ten = up is not None and (up[0] == "A" or up[0] in TEN_VALUE)
+    if h.surrendered_at is not None:
+        return Expect(
+            (-(wager // 2), -((wager + 1) // 2)), "surrender_amount", "surrender_amount", "surrender"
+        )
+    if t.is_blackjack(h):
+        if dbj:
+            return Expect((0,), "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", "blackjack against blackjack")
+        num, den = (6, 5) if t.elections.get("blackjack_pays") == "6:5" else (3, 2)
+        nets = _ratio(wager, num, den)
+        if ace_ten:
+            return Expect(
+                nets, "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", f"blackjack pays {num} to {den}"
+            )
+        direction = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
+        return Expect(nets, direction, "bj_odds", f"blackjack pays {num} to {den}")
+    if pt > 21:
+        return Expect((-stake,), "bust_loses", "lose_amount", f"the hand busted with {pt}")
+    if dbj:
+        direction = "dealer_bj_beats_21" if pt == 21 else "lower_total"
+        return Expect((-stake,), direction, "lose_amount", "dealer blackjack")
+    if dt > 21:
+        return Expect((stake,), "dealer_bust", "win_odds", f"the dealer busted with {dt}")
+    if pt > dt:
+        return Expect((stake,), "higher_total", "win_odds", f"{pt} beats the dealer's {dt}")
+    if pt < dt:
+        return Expect((-stake,), "lower_total", "lose_amount", f"the dealer's {dt} beats {pt}")
+    return Expect((0,), "equal_totals", "equal_totals", f"{pt} against the dealer's {dt} is a stand off")
+
+
+def _sign(n: int) -> int:
+    return (n > 0) - (n < 0)
+
+
+def check_settlements(t: Trace, ctx: Ctx) -> None:
+    dealer = t.dealer_values
+    original_only = ctx.params.get("dealer_blackjack_collects") == "original_only"
+    for seat in t.seats.values():
+        aggregate = t.dealer_blackjack and seat.split
+        for h in seat.hands:
+            if h.even_money is not None:
+                for i, _ in h.settles:
+                    ctx.emit(
+                        "settled_twice",
+                        i,
+                        h.name,
+                        f"Hand {h.name} was already settled by even money; it was settled again.",
+                        expected="no further settlement",
+                        actual="settled again",
+                    )
+                continue
+            if not h.settles:
+                ctx.emit(
+                    "missing_settlement",
+                    None,
+                    h.name,
+                    f"Hand {h.name}'s wager of {h.stake} was never settled.",
+                    expected="a settlement",
+                    actual="none",
+                )
+                continue
+            for i, _ in h.settles[1:]:
+                ctx.emit(
+                    "settled_twice",
+                    i,
+                    h.name,
+                    f"Hand {h.name} was settled more than once.",
+                    expected="one settlement",
+                    actual="another settlement",
+                )
+            if aggregate:
+                continue
+            i, settle = h.settles[0]
+            exp = _expect(t, h, dealer, ctx.params)
+            if t.dealer_blackjack and h.doubles and not t.is_blackjack(h):
+                # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
+                only = -h.wager
+                exp = Expect(
+                    (only,) if original_only else (-h.stake, only),
+                    "dealer_bj_after_double",
+                    "dealer_bj_after_double",
+                    "dealer blackjack after a double",
+                )
+            _compare(ctx, i, h.name, settle.net, exp, h.stake)
+        if aggregate:
+            _compare_split_seat(t, ctx, seat.seat, original_only)
+
+
+def _compare(ctx: Ctx, event: int, hand: str, net: int, exp: Expect, stake: int) -> None:
+    if net in exp.nets:
+        return
+    want = min(exp.nets, key=lambda n: abs(n - net))
+    role = exp.direction if _sign(net) != _sign(want) else exp.amount
+    ctx.emit(
+        role,
+        event,
+        hand,
+        f"Hand {hand} ({exp.why}) should have {_verb(want)} but {_verb(net)}.",
+        expected=want,
+        actual=net,
+        amount_delta=want - net,
+    )
+
+
+def _compare_split_seat(t: Trace, ctx: Ctx, seat_no: int, original_only: bool) -> None:
+    seat = t.seats[seat_no]
+    settled = [(i, s) for h in seat.hands for i, s in h.settles[:1]]
+    if len(settled) != len(seat.hands):
+        return
+    net = sum(s.net for _, s in settled)
+    only = -seat.wager
+    everything = -sum(h.stake for h in seat.hands)
+    nets = (only,) if original_only else (only, everything)
+    if net in nets:
+        return
+    last = max(i for i, _ in settled)
+    want = min(nets, key=lambda n: abs(n - net))
+    ctx.emit(
+        "dealer_bj_after_split",
+        last,
+        str(seat_no),
+        f"The dealer had blackjack after seat {seat_no} split; the seat's hands together should have "
+        f"{_verb(want)} but {_verb(net)}.",
+        expected=want,
+        actual=net,
+        amount_delta=want - net,
+    )
+
+
+def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
+    second = t.dealer[1] if len(t.dealer) >= 2 else None
+    third_at = t.dealer[2].event if len(t.dealer) >= 3 else None
+    for seat in t.seats.values():
+        if not seat.insurance:
+            continue
+        s = seat.seat
+        if not seat.insurance_settles:
+            ctx.emit(
+                "missing_settlement",
+                None,
+                str(s),
+                f"Seat {s}'s insurance of {seat.insured} was never settled.",
+                expected="a settlement",
+                actual="none",
+            )
+            continue
+        for i, _ in seat.insurance_settles[1:]:
+            ctx.emit(
+                "settled_twice",
+                i,
+                str(s),
+                f"Seat {s}'s insurance was settled more than once.",
+                "one",
+                "another",
+            )
+        i, settle = seat.insurance_settles[0]
+        if second is None:
+            continue
+        wins = second.card[0] in TEN_VALUE
+        want = 2 * seat.insured if wins else -seat.insured
+        net = settle.net
+        if net != want:
+            role = (
+                "insurance_outcome"
+                if _sign(net) != _sign(want)
+                else ("insurance_odds" if wins else "lose_amount")
+            )
+            ctx.emit(
+                role,
+                i,
+                str(s),
+                f"Seat {s}'s insurance of {seat.insured} {'wins' if wins else 'loses'} on the dealer's second card "
+                f"{second.card}: it should have {_verb(want)} but {_verb(net)}.",
+                expected=want,
+                actual=net,
+                amount_delta=want - net,
+            )
+        elif not wins and (i < second.event or (third_at is not None and i > third_at)):
+            ctx.emit(
+                "insurance_collect_timing",
+                i,
+                str(s),
+                f"Seat {s}'s losing insurance was collected "
+                f"{'before' if i < second.event else 'after further dealer cards than'} the dealer's second card; "
+                "it must be collected right after the second card, before any further card.",
+                expected=f"between events {second.event} and {third_at if third_at is not None else 'the end'}",
+                actual=f"event {i}",
+            )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Timing and dealing procedure
+
+
+def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
+    """With a dealer ace or ten-value first card, a player blackjack is not paid (or its cards removed) until the
+    dealer has received a second card."""
+    if not t.dealer or not (t.dealer[0].card[0] == "A" or t.dealer[0].card[0] in TEN_VALUE):
+        return
+    second_at = t.dealer_second_at
+    for h in t.all_hands():
+        if not t.is_blackjack(h) or h.even_money is not None:
+            continue
+        for i, _ in h.settles:
+            if second_at is None or i < second_at:
+                ctx.emit(
+                    "bj_paid_early",
+                    i,
+                    h.name,
+                    f"Hand {h.name}'s blackjack was settled before the dealer's second card, with the dealer "
+                    f"showing {t.dealer[0].card}.",
+                    expected="settle after the dealer's second card",
+                    actual=f"settled at event {i}",
+                )
+
+
+def check_double_card(t: Trace, ctx: Ctx) -> None:
+    mode = t.elections.get("double_card") or "face_up"
+    dealer_done = max((c.event for c in t.dealer), default=-1)
+    for h, c in t.player_cards:
+        if c.kind != "double":
+            continue
+        if (mode == "face_up" and c.face == "down") or (mode == "face_down" and c.face == "up"):
+            ctx.emit(
+                "double_card_face",
+                c.event,
+                h.name,
+                f"Hand {h.name}'s double-down card was dealt face {c.face}; this table deals it "
+                f"{mode.replace('_', ' ')}.",
+                expected=mode.replace("_", " "),
+                actual=f"face {c.face}",
+            )
+        if c.face != "down":
+            continue
+        settle_at = h.settles[0][0] if h.settles else None
+        if c.revealed_at is None:
+            if settle_at is not None:
+                ctx.emit(
+                    "double_card_reveal",
+                    settle_at,
+                    h.name,
+                    f"Hand {h.name}'s face-down double-down card was never turned face up before the hand was "
+                    "settled.",
+                    expected="card turned up at settlement",
+                    actual="never revealed",
+                )
+        elif c.revealed_at < dealer_done:
+            ctx.emit(
+                "double_card_reveal",
+                c.revealed_at,
+                h.name,
+                f"Hand {h.name}'s face-down double-down card was turned up before the dealer finished drawing.",
+                expected=f"after event {dealer_done}",
+                actual=f"event {c.revealed_at}",
+            )
+        elif settle_at is not None and settle_at < c.revealed_at:
+            ctx.emit(
+                "double_card_reveal",
+                settle_at,
+                h.name,
+                f"Hand {h.name} was settled before its face-down double-down card was turned up.",
+                expected="card turned up at settlement",
+                actual=f"settled at event {settle_at}, revealed at event {c.revealed_at}",
+            )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Additional (side) wagers
+
+
+_KIND_ELECTION = {
+    "over_13": "over_under_13",
+    "under_13": "over_under_13",
+    "same_suit": "same_suit",
+    "seven": "seven",
+}
+
+
+def check_additional(t: Trace, ctx: Ctx) -> None:
+    offered = t.elections.get("additional_wager") or "none"
+    required = ctx.params.get("additional_wager_amount")
+    initial = sorted((c for _, c in t.player_cards if c.kind == "initial"), key=lambda c: c.event)
+    last_initial = max((c.event for c in initial), default=None)
+    for seat in t.seats.values():
+        kind = seat.additional_kind
+        if kind is None:
+            continue
+        s = seat.seat
+        if offered == "none":
+            ctx.emit(
+                "additional_type",
+                None,
+                str(s),
+                f"Seat {s} placed a {kind} additional wager at a table that offers none.",
+                expected="no additional wager",
+                actual=kind,
+            )
+        elif _KIND_ELECTION[kind] != offered:
+            ctx.emit(
+                "additional_type",
+                None,
+                str(s),
+                f"Seat {s} placed a {kind} additional wager; this table offers only {offered}.",
+                expected=offered,
+                actual=kind,
+            )
+        if required is not None and seat.additional_amount != required:
+            ctx.emit(
+                "additional_amount",
+                None,
+                str(s),
+                f"Seat {s}'s additional wager was {seat.additional_amount}; it must be exactly {required}.",
+                expected=required,
+                actual=seat.additional_amount,
+            )
+        if not seat.additional_settles:
+            ctx.emit(
+                "missing_settlement",
+                None,
+                str(s),
+                f"Seat {s}'s additional wager was never settled.",
+                expected="a settlement",
+                actual="none",
+            )
+            continue
+        i, settle = seat.additional_settles[0]
+        own = [c.card for c in initial if any(c in h.cards for h in seat.hands)][:2]
+        if len(own) < 2:
+            continue
+        wins = _additional_wins(kind, own, t.dealer_values[:1])
+        if wins is None or wins == (settle.net > 0):
+            if not wins and settle.net < 0 and -settle.net != seat.additional_amount:
+                ctx.emit(
+                    "lose_amount",
+                    i,
+                    str(s),
+                    f"Seat {s}'s losing additional wager of {seat.additional_amount} was collected as {-settle.net}.",
+                    expected=-seat.additional_amount,
+                    actual=settle.net,
+                    amount_delta=-seat.additional_amount - settle.net,
+                )
+        else:
+            total = sum(value(c) for c in own)
+            role = (
+                "additional_13" if kind in ("over_13", "under_13") and total == 13 else "additional_outcome"
+            )
+            ctx.emit(
+                role,
+                i,
+                str(s),
+                f"Seat {s}'s {kind} additional wager on {'+'.join(own)} should {'win' if wins else 'lose'}, "
+                f"but it {'was paid' if settle.net > 0 else 'was not paid'}.",
+                expected="win" if wins else "lose",
+                actual=settle.result,
+            )
+        if settle.net <= 0 and not wins:
+            late = t.first_later_player_card is not None and i > t.first_later_player_card
+            early = last_initial is not None and i < last_initial
+            if late or early:
+                ctx.emit(
+                    "additional_timing",
+                    i,
+                    str(s),
+                    f"Seat {s}'s losing additional wager was collected "
+                    f"{'after further cards were dealt to players' if late else 'before every player had two cards'}"
+                    "; it must be collected right after each player's second card.",
+                    expected=f"between events {last_initial} and {t.first_later_player_card}",
+                    actual=f"event {i}",
+                )
+
+
+def _additional_wins(kind: str, own: list[str], dealer_first: list[str]) -> bool | None:
+    # 13:69F-2.2(b)3ii: for the over/under-13 wager an ace among the first two cards counts one.
+    total = sum(value(c) for c in own)
+    if kind == "over_13":
+        return total > 13
+    if kind == "under_13":
+        return total < 13
+    if kind == "same_suit":
+        return own[0][1] == own[1][1]
+    # Interpretation (13:69F-2.17(a)3, (d)): "the first three cards" are the player's two cards and the dealer's
+    # first card, the only reading under which (d) can collect a losing seven wager right after the players'
+    # second cards.
+    return any(c[0] == "7" for c in own + dealer_first)
+
+
+ALL_CHECKS = (
+    check_player_draws,
+    check_doubles,
+    check_splits,
+    check_split_order,
+    check_surrender,
+    check_insurance,
+    check_even_money,
+    check_dealer_draw,
+    check_settlements,
+    check_insurance_settlements,
+    check_blackjack_paid_early,
+    check_double_card,
+    check_additional,
+)

@@ -1,0 +1,98 @@
+"""Audit one round: resolve the table's elections, replay the events, run the ruleset's checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.domain.model import Round
+from app.domain.replay import replay
+from app.domain.rules import Ctx, Finding, Rule, Ruleset
+
+Verdict = Literal["compliant", "violations", "unreplayable"]
+ElectionsSource = Literal["record", "registered", "defaults"]
+
+RECORD_RULE = Rule(
+    rule="record",
+    citation="Recorded round format v1 (not a regulation): the record contradicts itself",
+    citation_status="uncited",
+    title="The round record contradicts itself",
+    category="record",
+    paraphrase="The events cannot all have happened as recorded, so the round cannot be replayed past this point.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    round_id: str
+    jurisdiction: str
+    verdict: Verdict
+    ruleset: str
+    engine_version: str
+    elections_source: ElectionsSource
+    elections: dict[str, Any]
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "round_id": self.round_id,
+            "jurisdiction": self.jurisdiction,
+            "verdict": self.verdict,
+            "ruleset": self.ruleset,
+            "engine_version": self.engine_version,
+            "elections_source": self.elections_source,
+            "elections": self.elections,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def resolve_elections(
+    round_: Round, ruleset: Ruleset, registered: Mapping[str, Any] | None
+) -> tuple[dict[str, Any], ElectionsSource]:
+    if round_.rules is not None:
+        given, source = round_.rules, "record"
+    elif registered is not None:
+        given, source = registered, "registered"
+    else:
+        given, source = {}, "defaults"
+    elections = {k: v for k, v in ruleset.defaults.items() if v is not None}
+    elections.update(given)
+    return elections, source  # type: ignore[return-value]
+
+
+def audit(
+    round_: Round, ruleset: Ruleset, engine_version: str, registered: Mapping[str, Any] | None = None
+) -> AuditResult:
+    elections, source = resolve_elections(round_, ruleset, registered)
+    trace = replay(round_, elections)
+    if trace.problems:
+        findings = tuple(
+            Finding(RECORD_RULE, p.event, p.hand, p.message, p.expected, p.actual) for p in trace.problems
+        )
+        verdict: Verdict = "unreplayable"
+    else:
+        ctx = Ctx(ruleset.roles, ruleset.params)
+        if ruleset.elections_check is not None:
+            ruleset.elections_check(trace, ctx)
+        for check in ruleset.checks:
+            check(trace, ctx)
+        findings = tuple(sorted(ctx.findings, key=_order))
+        verdict = "violations" if findings else "compliant"
+    return AuditResult(
+        round_id=round_.round_id,
+        jurisdiction=round_.jurisdiction,
+        verdict=verdict,
+        ruleset=ruleset.name,
+        engine_version=engine_version,
+        elections_source=source,
+        elections=elections,
+        findings=findings,
+    )
+
+
+def _order(f: Finding) -> tuple[int, int, str]:
+    # Election findings (no event) first, then by event; absences (no event, with a hand) last.
+    if f.event is None:
+        return (0 if f.rule.category == "election" else 2, 0, f.rule.rule)
+    return (1, f.event, f.rule.rule)

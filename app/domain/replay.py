@@ -1,0 +1,384 @@
+"""The replay: a fold over a round's events that rebuilds what was on the table after each one.
+
+The replay judges nothing about the dealer's conduct; it only establishes the facts the rule checks read (which
+card went where and why, which hands exist, what was wagered and settled, and when). Where the record contradicts
+itself (a card to a hand that does not exist, more copies of a card than the shoe holds, a reveal of a card never
+dealt face down, a settlement of a bet never placed) it notes a *record problem* and skips the event; a round with
+record problems is unreplayable.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.domain.cards import hand_total, is_natural
+from app.domain.model import (
+    DEALER,
+    Deal,
+    Double,
+    EvenMoney,
+    HandId,
+    Hit,
+    Insurance,
+    Peek,
+    Reveal,
+    Round,
+    Settle,
+    Split,
+    Stand,
+    Surrender,
+    hand_name,
+    target_name,
+)
+
+CardKind = Literal["initial", "split", "double", "draw"]
+"""Why a card reached a player hand: the initial deal, a split hand's second card, the one card after a double,
+or a draw (hit). For the dealer: "initial" for the first two cards, "draw" after."""
+
+
+@dataclass(slots=True)
+class CardAt:
+    card: str
+    event: int
+    face: str
+    kind: CardKind
+    revealed_at: int | None = None
+
+
+@dataclass(slots=True)
+class HandState:
+    id: HandId
+    wager: int
+    cards: list[CardAt] = field(default_factory=list)
+    created_by: int | None = None  # event index of the split that created it (None: an original hand)
+    split_aces: bool = False
+    doubles: list[tuple[int, int]] = field(default_factory=list)  # (event, amount)
+    double_pending: bool = False
+    surrendered_at: int | None = None
+    even_money: tuple[int, int] | None = None  # (event, amount)
+    settles: list[tuple[int, Settle]] = field(default_factory=list)
+    actions: list[tuple[int, str]] = field(default_factory=list)  # recorded hit/stand decisions
+    splits: list[int] = field(default_factory=list)  # events at which this hand was split
+
+    @property
+    def name(self) -> str:
+        return hand_name(self.id)
+
+    @property
+    def values(self) -> list[str]:
+        return [c.card for c in self.cards]
+
+    @property
+    def doubled(self) -> int:
+        return sum(a for _, a in self.doubles)
+
+    @property
+    def stake(self) -> int:
+        return self.wager + self.doubled
+
+    def total(self, upto: int | None = None) -> tuple[int, bool]:
+        cards = self.cards if upto is None else self.cards[:upto]
+        return hand_total(c.card for c in cards)
+
+
+@dataclass(slots=True)
+class SeatState:
+    seat: int
+    wager: int
+    hands: list[HandState]
+    additional_kind: str | None = None
+    additional_amount: int = 0
+    insurance: list[tuple[int, int]] = field(default_factory=list)  # (event, amount)
+    insurance_settles: list[tuple[int, Settle]] = field(default_factory=list)
+    additional_settles: list[tuple[int, Settle]] = field(default_factory=list)
+
+    @property
+    def split(self) -> bool:
+        return len(self.hands) > 1
+
+    @property
+    def insured(self) -> int:
+        return sum(a for _, a in self.insurance)
+
+
+@dataclass(slots=True)
+class RecordProblem:
+    event: int | None
+    hand: str | None
+    message: str
+    expected: Any = None
+    actual: Any = None
+
+
+@dataclass(slots=True)
+class Trace:
+    round: Round
+    elections: dict[str, Any]
+    seats: dict[int, SeatState]
+    hands: dict[HandId, HandState]
+    dealer: list[CardAt]
+    problems: list[RecordProblem]
+    player_cards: list[tuple[HandState, CardAt]]
+    """Every card dealt to a player hand, in order, with the hand it went to."""
+    peeks: list[tuple[int, bool]]
+    initial_deal_end: int | None
+    """Index of the event that completed the initial deal (every seat two cards, the dealer its initial cards)."""
+    dealer_second_at: int | None
+    """Index of the event that dealt the dealer's second card."""
+    first_later_player_card: int | None
+    """Index of the first card dealt to any player hand after the initial deal."""
+    first_later_card: int | None
+    """Index of the first card dealt to anyone after the initial deal."""
+
+    @property
+    def events(self) -> tuple[Any, ...]:
+        return self.round.events
+
+    def is_blackjack(self, hand: HandState) -> bool:
+        """A natural in a hand's first two cards; a hand of a seat that split is never a blackjack."""
+        return not self.seats[hand.id[0]].split and is_natural(hand.values)
+
+    @property
+    def dealer_values(self) -> list[str]:
+        return [c.card for c in self.dealer]
+
+    @property
+    def dealer_blackjack(self) -> bool:
+        return is_natural(self.dealer_values[:2]) and len(self.dealer) >= 2
+
+    @property
+    def dealer_up(self) -> str | None:
+        return self.dealer[0].card if self.dealer else None
+
+    def dealer_total(self) -> tuple[int, bool]:
+        return hand_total(self.dealer_values)
+
+    def dealer_done_at(self) -> int | None:
+        """The last event that added to or exposed the dealer's hand."""
+        marks = [c.event for c in self.dealer] + [
+            c.revealed_at for c in self.dealer if c.revealed_at is not None
+        ]
+        return max(marks) if marks else None
+
+    def all_hands(self) -> list[HandState]:
+        return [h for s in self.seats.values() for h in s.hands]
+
+
+def replay(round_: Round, elections: dict[str, Any]) -> Trace:
+    decks = int(elections.get("decks") or 8)
+    seats: dict[int, SeatState] = {}
+    hands: dict[HandId, HandState] = {}
+    for sw in round_.seats:
+        h = HandState(id=(sw.seat, 1), wager=sw.wager)
+        seats[sw.seat] = SeatState(
+            seat=sw.seat,
+            wager=sw.wager,
+            hands=[h],
+            additional_kind=sw.additional.kind if sw.additional else None,
+            additional_amount=sw.additional.amount if sw.additional else 0,
+        )
+        hands[h.id] = h
+
+    dealer: list[CardAt] = []
+    problems: list[RecordProblem] = []
+    player_cards: list[tuple[HandState, CardAt]] = []
+    peeks: list[tuple[int, bool]] = []
+    counts: Counter[str] = Counter()
+    initial_deal_end: int | None = None
+    initial_open = True  # still inside the initial deal: only first and second cards dealt so far
+    dealer_second_at: int | None = None
+    first_later_player_card: int | None = None
+    first_later_card: int | None = None
+    waiting = {h.id for h in hands.values()}  # hands still owed an initial card
+
+    def problem(i: int, hand: str | None, message: str, expected: Any = None, actual: Any = None) -> None:
+        problems.append(RecordProblem(i, hand, message, expected, actual))
+
+    def hand_of(i: int, hid: HandId, what: str) -> HandState | None:
+        h = hands.get(hid)
+        if h is None:
+            seat = seats.get(hid[0])
+            if seat is None:
+                problem(
+                    i,
+                    hand_name(hid),
+                    f"{what} names hand {hand_name(hid)}, but seat {hid[0]} placed no wager.",
+                )
+            else:
+                problem(
+                    i,
+                    hand_name(hid),
+                    f"{what} names hand {hand_name(hid)}, but seat {hid[0]} has only "
+                    f"{len(seat.hands)} hand{'s' if len(seat.hands) > 1 else ''} at this point.",
+                )
+        return h
+
+    def seat_of(i: int, seat: int, what: str) -> SeatState | None:
+        s = seats.get(seat)
+        if s is None:
+            problem(i, str(seat), f"{what} names seat {seat}, which placed no wager.")
+        return s
+
+    for i, ev in enumerate(round_.events):
+        if not isinstance(ev, Deal | Peek) and initial_deal_end is not None:
+            initial_open = False
+        if isinstance(ev, Deal):
+            initial = initial_open and _initial_card(ev, hands, seats, dealer)
+            if not initial:
+                initial_open = False
+            counts[ev.card] += 1
+            if counts[ev.card] > decks:
+                problem(
+                    i,
+                    target_name(ev.to),
+                    f"{ev.card} is dealt for the {_nth(counts[ev.card])} time, but {decks} deck"
+                    f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
+                    decks,
+                    counts[ev.card],
+                )
+                continue
+            if ev.to == DEALER:
+                kind: CardKind = "initial" if len(dealer) < 2 else "draw"
+                dealer.append(CardAt(ev.card, i, ev.face, kind))
+                if len(dealer) == 2:
+                    dealer_second_at = i
+            else:
+                h = hand_of(i, ev.to, "A deal")  # type: ignore[arg-type]
+                if h is None:
+                    continue
+                if h.double_pending:
+                    kind = "double"
+                    h.double_pending = False
+                elif len(h.cards) < 2 and h.created_by is None and not h.splits:
+                    kind = "initial"
+                elif len(h.cards) < 2:
+                    kind = "split"
+                else:
+                    kind = "draw"
+                c = CardAt(ev.card, i, ev.face, kind)
+                h.cards.append(c)
+                player_cards.append((h, c))
+                if not initial and initial_deal_end is not None and first_later_player_card is None:
+                    first_later_player_card = i
+            if initial:
+                waiting = {hid for hid in waiting if len(hands[hid].cards) < 2}
+                if not waiting and dealer:
+                    initial_deal_end = i
+            elif initial_deal_end is not None and first_later_card is None:
+                first_later_card = i
+        elif isinstance(ev, Reveal):
+            pool = dealer if ev.to == DEALER else (h.cards if (h := hand_of(i, ev.to, "A reveal")) else None)  # type: ignore[arg-type]
+            if pool is None:
+                continue
+            for c in pool:
+                if c.card == ev.card and c.face == "down" and c.revealed_at is None:
+                    c.revealed_at = i
+                    break
+            else:
+                problem(
+                    i,
+                    target_name(ev.to),
+                    f"Reveal of {ev.card} to {target_name(ev.to)}, but no such card was dealt face down "
+                    "there (or it was already revealed).",
+                )
+        elif isinstance(ev, Peek):
+            peeks.append((i, ev.dealer_blackjack))
+        elif isinstance(ev, Insurance):
+            if (s := seat_of(i, ev.seat, "Insurance")) is not None:
+                s.insurance.append((i, ev.amount))
+        elif isinstance(ev, EvenMoney):
+            if (s := seat_of(i, ev.seat, "Even money")) is not None:
+                h = s.hands[0]
+                if h.even_money is not None:
+                    problem(i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
+                else:
+                    h.even_money = (i, ev.amount)
+        elif isinstance(ev, Double):
+            if (h := hand_of(i, ev.hand, "A double")) is not None:
+                h.doubles.append((i, ev.amount))
+                h.double_pending = True
+        elif isinstance(ev, Split):
+            if (h := hand_of(i, ev.hand, "A split")) is None:
+                continue
+            if len(h.cards) < 2:
+                problem(
+                    i,
+                    h.name,
+                    f"Split of hand {h.name}, which holds {len(h.cards)} card(s): nothing to split.",
+                )
+                continue
+            s = seats[h.id[0]]
+            new = HandState(id=(s.seat, len(s.hands) + 1), wager=ev.amount, created_by=i)
+            moved = h.cards.pop(1)
+            new.cards.append(moved)
+            aces = h.cards[0].card[0] == "A" and moved.card[0] == "A"
+            h.split_aces = new.split_aces = aces or h.split_aces
+            h.splits.append(i)
+            s.hands.append(new)
+            hands[new.id] = new
+        elif isinstance(ev, Surrender):
+            if (h := hand_of(i, ev.hand, "A surrender")) is not None:
+                h.surrendered_at = i
+        elif isinstance(ev, Hit | Stand):
+            if (h := hand_of(i, ev.hand, f"A {ev.type}")) is not None:
+                h.actions.append((i, ev.type))
+        elif isinstance(ev, Settle):
+            if ev.bet == "main":
+                assert ev.hand is not None
+                if (h := hand_of(i, ev.hand, "A settlement")) is not None:
+                    h.settles.append((i, ev))
+            else:
+                assert ev.seat is not None
+                s = seat_of(i, ev.seat, f"An {ev.bet} settlement")
+                if s is None:
+                    continue
+                if ev.bet == "insurance":
+                    if not any(e < i for e, _ in s.insurance):
+                        problem(
+                            i,
+                            str(ev.seat),
+                            f"Settlement of seat {ev.seat}'s insurance, which was never placed.",
+                        )
+                        continue
+                    s.insurance_settles.append((i, ev))
+                else:
+                    if s.additional_kind is None:
+                        problem(
+                            i,
+                            str(ev.seat),
+                            f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
+                        )
+                        continue
+                    s.additional_settles.append((i, ev))
+
+    return Trace(
+        round=round_,
+        elections=elections,
+        seats=seats,
+        hands=hands,
+        dealer=dealer,
+        problems=problems,
+        player_cards=player_cards,
+        peeks=peeks,
+        initial_deal_end=initial_deal_end,
+        dealer_second_at=dealer_second_at,
+        first_later_player_card=first_later_player_card,
+        first_later_card=first_later_card,
+    )
+
+
+def _initial_card(
+    ev: Deal, hands: dict[HandId, HandState], seats: dict[int, SeatState], dealer: list[CardAt]
+) -> bool:
+    """Whether a deal can still belong to the initial deal: a first or second card to the dealer or to a seat's
+    original, unsplit hand."""
+    if ev.to == DEALER:
+        return len(dealer) < 2
+    h = hands.get(ev.to)  # type: ignore[arg-type]
+    return h is not None and h.id[1] == 1 and not seats[h.id[0]].split and len(h.cards) < 2 and not h.doubles
+
+
+def _nth(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -1,0 +1,143 @@
+"""What the two rules modules share: the builder of a ruleset from (rule, roles) entries, and the checks of the
+game's fundamentals that we hold no provision for (``citation_status`` ``"uncited"``: reported, never numbered)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import date
+from typing import Any
+
+from app.domain.rules import Category, Check, CitationStatus, Rule, Ruleset
+
+__all__ = ["Category", "CitationStatus", "Entry", "build_ruleset", "not_checkable", "uncited"]
+
+Entry = tuple[Rule, tuple[str, ...]]
+"""A rule and the check roles that cite it."""
+
+UNCITED_NOTE = "No provision held for this check; it tests a fundamental of the game (uncited)."
+
+
+def uncited(
+    key: str, title: str, category: Category, paraphrase: str, elections: tuple[str, ...] = ()
+) -> Rule:
+    return Rule(
+        rule=f"uncited:{key}",
+        citation=UNCITED_NOTE,
+        citation_status="uncited",
+        title=title,
+        category=category,
+        paraphrase=paraphrase,
+        elections=elections,
+    )
+
+
+def not_checkable(rule: Rule, reason: str) -> Rule:
+    return Rule(**{**_fields(rule), "checkable": False, "not_checkable_reason": reason})
+
+
+def _fields(rule: Rule) -> dict[str, Any]:
+    return {name: getattr(rule, name) for name in rule.__slots__}  # type: ignore[attr-defined]
+
+
+def build_ruleset(
+    *,
+    jurisdiction: str,
+    name: str,
+    effective: date,
+    until: date | None,
+    entries: Iterable[Entry],
+    also_listed: Iterable[Rule],
+    checks: tuple[Check, ...],
+    params: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+    elections_check: Check | None,
+) -> Ruleset:
+    roles: dict[str, Rule] = {}
+    catalogue: list[Rule] = []
+    for rule, rule_roles in entries:
+        catalogue.append(rule)
+        for role in rule_roles:
+            if role in roles:
+                raise ValueError(
+                    f"{jurisdiction}: role {role!r} bound twice ({roles[role].rule}, {rule.rule})"
+                )
+            roles[role] = rule
+    catalogue.extend(also_listed)
+    return Ruleset(
+        jurisdiction=jurisdiction,
+        name=name,
+        effective=effective,
+        until=until,
+        roles=roles,
+        catalogue=tuple(catalogue),
+        checks=checks,
+        params=params,
+        defaults=defaults,
+        elections_check=elections_check,
+    )
+
+
+# The fundamentals, as both jurisdictions check them where no provision is held.
+
+OUTCOME = uncited(
+    "settlement-outcome",
+    "Each hand is won, lost or pushed by comparing totals",
+    "payout",
+    "A busted hand loses; otherwise a dealer bust, or a higher total, wins, a lower total loses and equal totals "
+    "push; a dealer blackjack beats any other 21.",
+)
+WIN_ODDS = uncited(
+    "win-pays-1-to-1",
+    "A winning hand is paid one to one",
+    "payout",
+    "A winning wager, including any double, is paid at one to one.",
+)
+LOSE_COLLECTS = uncited(
+    "lose-collects-stake",
+    "A losing wager is collected in full",
+    "payout",
+    "A losing wager is collected, the whole of it and no more.",
+)
+BLACKJACK_ODDS = uncited(
+    "blackjack-odds",
+    "A player blackjack pays 3 to 2 (6 to 5 at a 6 to 5 table), and pushes against a dealer blackjack",
+    "payout",
+    "A winning blackjack is paid at three to two, or six to five in the 6 to 5 variation; against a dealer "
+    "blackjack it is a push.",
+    ("blackjack_pays",),
+)
+INSURANCE_OFFER = uncited(
+    "insurance",
+    "Insurance only against a dealer ace, at most half the wager, before further cards",
+    "wager",
+    "Insurance is offered only when the dealer's first card is an ace, after the initial deal and before any further "
+    "card, for at most half the player's original wager.",
+)
+INSURANCE_PAYS = uncited(
+    "insurance-pays-2-to-1",
+    "Insurance wins 2 to 1 when the dealer has blackjack, and loses otherwise",
+    "payout",
+    "An insurance wager wins, at two to one, when the dealer's second card is a ten-value card, and loses otherwise.",
+)
+EVEN_MONEY = uncited(
+    "even-money",
+    "Even money only for a blackjack against a dealer ace, paid one to one",
+    "payout",
+    "A player holding blackjack against a dealer ace may take even money: the wager paid one to one in full "
+    "settlement.",
+)
+SURRENDER = uncited(
+    "surrender",
+    "Late surrender on the first two cards, forfeiting half the wager",
+    "player_action",
+    "Where surrender is offered, a player may surrender a hand's first two cards, before any other decision on it, "
+    "and forfeits half the wager.",
+    ("surrender",),
+)
+MISSING = uncited(
+    "missing-settlement",
+    "Every wager is settled",
+    "payout",
+    "Every wager placed in the round (main, insurance, additional) is settled before the round ends.",
+)
+TWICE = uncited("settled-twice", "A wager is settled once", "payout", "No wager is settled twice.")
