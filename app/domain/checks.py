@@ -567,8 +567,8 @@ def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
     for h in t.all_hands():
         if h.surrendered_at is not None or h.even_money is not None:
             continue
-        actual = _expect(t, h, t.dealer_values, {}).primary
-        should = _expect(t, h, dealer_cards, {}).primary
+        actual = _expect(t, h, t.dealer_values).primary
+        should = _expect(t, h, dealer_cards).primary
         if actual != should:
             delta += should - actual
             changed.append(f"hand {h.name} would have {_verb(should)} instead of {_verb(actual)}")
@@ -577,6 +577,14 @@ def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
 
 def _verb(net: int) -> str:
     return f"won {net}" if net > 0 else f"lost {-net}" if net < 0 else "pushed"
+
+
+def _due(net: int) -> str:
+    return f"a payment of {net}" if net > 0 else f"a collection of {-net}" if net < 0 else "a stand off"
+
+
+def _done(net: int) -> str:
+    return f"{net} was paid" if net > 0 else f"{-net} was collected" if net < 0 else "nothing changed hands"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -601,7 +609,7 @@ def _ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
     return (exact,) if rest == 0 else (exact, exact + 1)
 
 
-def _expect(t: Trace, h: HandState, dealer: Sequence[str], params: object) -> Expect:
+def _expect(t: Trace, h: HandState, dealer: Sequence[str]) -> Expect:
     wager, stake = h.wager, h.stake
     pt, _ = h.total()
     dt, _ = hand_total(dealer)
@@ -614,7 +622,12 @@ def _expect(t: Trace, h: HandState, dealer: Sequence[str], params: object) -> Ex
         )
     if t.is_blackjack(h):
         if dbj:
-            return Expect((0,), "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", "blackjack against blackjack")
+            return Expect(
+                (0,),
+                "bj_vs_dealer_ace_ten",
+                "bj_vs_dealer_ace_ten",
+                "its blackjack against the dealer's blackjack is a stand off",
+            )
         num, den = (6, 5) if t.elections.get("blackjack_pays") == "6:5" else (3, 2)
         nets = _ratio(wager, num, den)
         if ace_ten:
@@ -624,17 +637,17 @@ def _expect(t: Trace, h: HandState, dealer: Sequence[str], params: object) -> Ex
         direction = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
         return Expect(nets, direction, "bj_odds", f"blackjack pays {num} to {den}")
     if pt > 21:
-        return Expect((-stake,), "bust_loses", "lose_amount", f"the hand busted with {pt}")
+        return Expect((-stake,), "bust_loses", "lose_amount", f"it busted with {pt}")
     if dbj:
         direction = "dealer_bj_beats_21" if pt == 21 else "lower_total"
-        return Expect((-stake,), direction, "lose_amount", "dealer blackjack")
+        return Expect((-stake,), direction, "lose_amount", f"the dealer's blackjack beats its {pt}")
     if dt > 21:
         return Expect((stake,), "dealer_bust", "win_odds", f"the dealer busted with {dt}")
     if pt > dt:
-        return Expect((stake,), "higher_total", "win_odds", f"{pt} beats the dealer's {dt}")
+        return Expect((stake,), "higher_total", "win_odds", f"its {pt} beats the dealer's {dt}")
     if pt < dt:
-        return Expect((-stake,), "lower_total", "lose_amount", f"the dealer's {dt} beats {pt}")
-    return Expect((0,), "equal_totals", "equal_totals", f"{pt} against the dealer's {dt} is a stand off")
+        return Expect((-stake,), "lower_total", "lose_amount", f"the dealer's {dt} beats its {pt}")
+    return Expect((0,), "equal_totals", "equal_totals", f"its {pt} against the dealer's {dt} is a stand off")
 
 
 def _sign(n: int) -> int:
@@ -680,7 +693,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             if aggregate:
                 continue
             i, settle = h.settles[0]
-            exp = _expect(t, h, dealer, ctx.params)
+            exp = _expect(t, h, dealer)
             if t.dealer_blackjack and h.doubles and not t.is_blackjack(h):
                 # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
                 only = -h.wager
@@ -688,7 +701,9 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                     (only,) if original_only else (-h.stake, only),
                     "dealer_bj_after_double",
                     "dealer_bj_after_double",
-                    "dealer blackjack after a double",
+                    "the dealer had blackjack after it doubled and only the original wager may be collected"
+                    if original_only
+                    else "the dealer had blackjack after it doubled",
                 )
             _compare(ctx, i, h.name, settle.net, exp, h.stake)
         if aggregate:
@@ -704,7 +719,7 @@ def _compare(ctx: Ctx, event: int, hand: str, net: int, exp: Expect, stake: int)
         role,
         event,
         hand,
-        f"Hand {hand} ({exp.why}) should have {_verb(want)} but {_verb(net)}.",
+        f"Hand {hand}: {exp.why}, so {_due(want)} was due, but {_done(net)}.",
         expected=want,
         actual=net,
         amount_delta=want - net,
@@ -728,8 +743,8 @@ def _compare_split_seat(t: Trace, ctx: Ctx, seat_no: int, original_only: bool) -
         "dealer_bj_after_split",
         last,
         str(seat_no),
-        f"The dealer had blackjack after seat {seat_no} split; the seat's hands together should have "
-        f"{_verb(want)} but {_verb(net)}.",
+        f"The dealer had blackjack after seat {seat_no} split, so {_due(want)} was due across its hands, but "
+        f"{_done(net)}.",
         expected=want,
         actual=net,
         amount_delta=want - net,

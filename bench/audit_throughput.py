@@ -1,0 +1,87 @@
+"""How fast does one core audit rounds, against the cost of only parsing and validating them?
+
+    python -m bench.audit_throughput [--rounds 20000] [--repeat 3] [--seed 7]
+
+Generates legal rounds of both jurisdictions (and a share with injected errors), serialises them to JSON bytes,
+then measures, in the same run and on the same rounds:
+
+* parse:  bytes -> validated domain Round (app.schema.parse_round)
+* audit:  Round -> audit result (app.auditing.audit_round: elections, replay, every check)
+* both:   what `bjaudit audit` does per round, plus encoding the result with orjson
+
+and reports rounds/s and the ratio audit time / parse time (the aim: <= 1). Best of --repeat runs per phase.
+No assertions: figures are for people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import statistics
+import time
+
+import orjson
+
+from app.auditing import audit_round
+from app.generator import generate_rounds
+from app.mutator import mutate
+from app.schema import parse_round
+
+
+def make_corpus(n: int, seed: int, error_rate: float) -> list[bytes]:
+    rng = random.Random(seed)
+    out = []
+    for d in generate_rounds(n, seed):
+        if rng.random() < error_rate:
+            m = mutate(d, rng)
+            if m is not None:
+                d = m[0]
+        out.append(orjson.dumps(d))
+    return out
+
+
+def timed(fn, items):  # type: ignore[no-untyped-def]
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        out = [fn(x) for x in items]
+        return time.perf_counter() - t0, out
+    finally:
+        gc.enable()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--error-rate", type=float, default=0.1, help="share of rounds with one injected error")
+    args = ap.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+
+    corpus = make_corpus(args.rounds, args.seed, args.error_rate)
+    size = sum(map(len, corpus)) / len(corpus)
+    parse_t, audit_t, both_t = [], [], []
+    for _ in range(args.repeat):
+        t, rounds = timed(parse_round, corpus)
+        parse_t.append(t)
+        t, _ = timed(audit_round, rounds)
+        audit_t.append(t)
+        t, _ = timed(lambda b: orjson.dumps(audit_round(parse_round(b)).to_dict()), corpus)
+        both_t.append(t)
+    n = len(corpus)
+    p, a, b = min(parse_t), min(audit_t), min(both_t)
+    print(f"rounds: {n} (avg {size:.0f} bytes, {args.error_rate:.0%} with an injected error), best of {args.repeat}, one core")
+    print(f"{'phase':<28}{'rounds/s':>12}{'us/round':>11}")
+    print(f"{'parse + validate (baseline)':<28}{n / p:>12,.0f}{p / n * 1e6:>11.1f}")
+    print(f"{'audit (replay + checks)':<28}{n / a:>12,.0f}{a / n * 1e6:>11.1f}")
+    print(f"{'parse + audit + encode':<28}{n / b:>12,.0f}{b / n * 1e6:>11.1f}")
+    print(f"ratio audit / parse: {a / p:.2f}   (median-based: {statistics.median(audit_t) / statistics.median(parse_t):.2f})")
+
+
+if __name__ == "__main__":
+    main()

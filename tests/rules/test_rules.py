@@ -1,0 +1,63 @@
+"""Every rule fires on a round that breaks it, at the right event, and stays quiet on a close legal variant.
+
+The cases live in ``cases_nj.py`` and ``cases_nz.py``, named by citation. The last two tests fail when a rule in
+the registry (or a role a jurisdiction binds) has no such pair.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.jurisdictions import RULESETS
+from tests.builders import audit
+from tests.rules import cases_nj, cases_nz
+from tests.rules.case import Case
+
+CASES: dict[str, list[Case]] = {"US-NJ": cases_nj.CASES, "NZ": cases_nz.CASES}
+ALL = [(j, c) for j, cs in CASES.items() for c in cs]
+
+
+def _id(item: tuple[str, Case]) -> str:
+    j, c = item
+    return f"{j} {c.rule} {'quiet' if c.quiet else 'fires'}: {c.name}"
+
+
+@pytest.mark.parametrize("item", ALL, ids=[_id(i) for i in ALL])
+def test_rule_case(item: tuple[str, Case]) -> None:
+    jurisdiction, case = item
+    assert case.round["jurisdiction"] == jurisdiction
+    result = audit(case.round)
+    got = [(f["rule"], f["event"]) for f in result["findings"]]
+    if case.quiet:
+        assert got == [], f"expected no finding, got {result['findings']}"
+        assert result["verdict"] == "compliant"
+    else:
+        want = sorted([(case.rule, case.fires_at), *case.also], key=str)
+        assert sorted(got, key=str) == want, f"findings: {result['findings']}"
+        assert result["verdict"] == "violations"
+
+
+@pytest.mark.parametrize("jurisdiction", sorted(RULESETS))
+def test_every_checkable_rule_has_a_firing_and_a_quiet_case(jurisdiction: str) -> None:
+    cases = CASES[jurisdiction]
+    missing = []
+    for rs in RULESETS[jurisdiction]:
+        for rule in rs.catalogue:
+            if not rule.checkable:
+                continue
+            fires = any(c.rule == rule.rule and not c.quiet for c in cases)
+            quiets = any(c.rule == rule.rule and c.quiet for c in cases)
+            if not (fires and quiets):
+                missing.append(f"{rule.rule} ({'no firing case' if not fires else 'no quiet case'})")
+    assert not missing, f"{jurisdiction} rules without a fire/quiet pair: {missing}"
+
+
+@pytest.mark.parametrize("jurisdiction", sorted(RULESETS))
+def test_every_bound_role_has_a_firing_case(jurisdiction: str) -> None:
+    cases = CASES[jurisdiction]
+    missing = []
+    for rs in RULESETS[jurisdiction]:
+        for role, rule in rs.roles.items():
+            if not any(c.role == role and c.rule == rule.rule and not c.quiet for c in cases):
+                missing.append(f"{role} -> {rule.rule}")
+    assert not missing, f"{jurisdiction} roles without a firing case: {missing}"
