@@ -1,7 +1,7 @@
 """Builders of wire-format rounds for tests: small functions, not factories.
 
-    r = a_round("US-NJ", seats=[seat(1, 2500)], events=[deal("1", "6H"), deal("dealer", "9C"), ...])
-    assert fired(r) == [("13:69F-2.12(b)1", 7)]
+r = a_round("US-NJ", seats=[seat(1, 2500)], events=[deal("1", "6H"), deal("dealer", "9C"), ...])
+assert fired(r) == [("13:69F-2.12(b)1", 7)]
 """
 
 from __future__ import annotations

@@ -285,6 +285,17 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
                 )
         elif isinstance(ev, Peek):
             peeks.append((i, ev.dealer_blackjack))
+            if len(dealer) < 2:
+                problem(i, DEALER, "A peek at the hole card is recorded before the dealer had a second card.")
+            elif is_natural([dealer[0].card, dealer[1].card]) != ev.dealer_blackjack:
+                problem(
+                    i,
+                    DEALER,
+                    f"The peek says the dealer {'has' if ev.dealer_blackjack else 'does not have'} blackjack, but the "
+                    f"dealer's cards are {dealer[0].card} and {dealer[1].card}.",
+                    expected=not ev.dealer_blackjack,
+                    actual=ev.dealer_blackjack,
+                )
         elif isinstance(ev, Insurance):
             if (s := seat_of(i, ev.seat, "Insurance")) is not None:
                 s.insurance.append((i, ev.amount))

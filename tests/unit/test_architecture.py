@@ -1,0 +1,46 @@
+"""The dependency rules of style.md, checked rather than hoped for: app.domain imports only the standard library,
+app.jurisdictions only the standard library and app.domain, and neither imports a framework."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parents[2] / "app"
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def _allowed(name: str, own: tuple[str, ...]) -> bool:
+    top = name.split(".")[0]
+    return (
+        top in sys.stdlib_module_names
+        or top == "__future__"
+        or any(name == o or name.startswith(o + ".") for o in own)
+    )
+
+
+@pytest.mark.parametrize(
+    ("package", "own"),
+    [("domain", ("app.domain",)), ("jurisdictions", ("app.domain", "app.jurisdictions"))],
+)
+def test_pure_packages_import_only_the_standard_library(package: str, own: tuple[str, ...]) -> None:
+    bad = {
+        f"{p.relative_to(APP)}: {name}"
+        for p in sorted((APP / package).rglob("*.py"))
+        for name in _imports(p)
+        if not _allowed(name, own)
+    }
+    assert not bad, f"app/{package} must stay pure: {sorted(bad)}"
