@@ -1,0 +1,1153 @@
+"""The wire format of a recorded round (``shared/spec/round-v1.md``): Pydantic v2 models, validation, and
+conversion to the immutable domain model (:mod:`app.domain.model`).
+
+Public surface::
+
+    parse_round(data)      JSON text (bytes or str) -> Round; raises RoundInvalid
+    round_from_obj(obj)    an already-decoded JSON value -> Round; raises RoundInvalid
+    RoundInvalid           ValueError with .problems (list of Problem) and .round_id (str | None)
+    Problem                TypedDict {pointer: RFC 6901 JSON pointer, message: plain words}
+    RoundModel             the Pydantic model of a round (also the source of the OpenAPI schema)
+
+The happy path is ``RoundModel.model_validate_json`` (all checks but a handful run inside pydantic-core) and a
+tight conversion loop. Only when validation fails is time spent turning pydantic's errors into
+:class:`Problem` entries: one per bad value, each with the JSON pointer of that value and a short message.
+
+Every check is made in the model itself, so ``RoundModel.model_validate_json`` alone accepts exactly what
+:func:`parse_round` accepts. Cross-field checks (a duplicate seat, a push that moves money) run once the
+values they compare are themselves valid.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    ValidationError,
+    field_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from typing_extensions import TypedDict
+
+from app.domain.model import (
+    DEALER,
+    Deal,
+    Double,
+    EvenMoney,
+    Event,
+    HandId,
+    Hit,
+    Insurance,
+    Peek,
+    Reveal,
+    Round,
+    SeatWager,
+    Settle,
+    Split,
+    Stand,
+    Surrender,
+    Target,
+)
+from app.domain.model import (
+    AdditionalWager as DomainAdditionalWager,
+)
+
+__all__ = [
+    "MAX_EVENTS",
+    "MAX_MONEY",
+    "Problem",
+    "RoundInvalid",
+    "RoundModel",
+    "parse_round",
+    "problems_from",
+    "round_from_obj",
+]
+
+# ----------------------------------------------------------------------------------------------------
+# Limits and lexical forms
+# ----------------------------------------------------------------------------------------------------
+
+MAX_MONEY = 10**12
+"""The largest amount accepted anywhere, in minor units (ten billion in major units)."""
+MAX_EVENTS = 2000
+MAX_SEATS = 9
+MAX_SPLIT_HANDS = 64
+MAX_ID = 128
+MAX_NOTE = 1000
+
+ROUND_ID_PATTERN = r"^[A-Za-z0-9._:-]+$"
+_ROUND_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+CARD_PATTERN = r"^(?:[AaTtJjQqKk2-9]|10)[CcDdHhSs]$"
+_N = r"(?:[1-9]|[1-5][0-9]|6[0-4])"  # n of "<seat>.<n>": 1-64, no leading zero
+HAND_PATTERN = rf"^[1-9](?:\.{_N})?$"
+TARGET_PATTERN = rf"^(?:dealer|[1-9](?:\.{_N})?)$"
+TIMESTAMP_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
+    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+
+
+# Canonical forms, looked up in the conversion loop (every accepted spelling is a key).
+def _card_spellings() -> dict[str, str]:
+    table = {}
+    for rank in "A23456789TJQK":
+        for suit in "CDHS":
+            for r in {rank, rank.lower()} | ({"10"} if rank == "T" else set()):
+                for s in (suit, suit.lower()):
+                    table[r + s] = rank + suit
+    return table
+
+
+def _hand_names() -> dict[str, HandId]:
+    table = {}
+    for seat in range(1, MAX_SEATS + 1):
+        table[str(seat)] = (seat, 1)
+        for n in range(1, MAX_SPLIT_HANDS + 1):
+            table[f"{seat}.{n}"] = (seat, n)
+    return table
+
+
+_CARD = _card_spellings()
+_HAND = _hand_names()
+_TARGET: dict[str, Target] = {**_HAND, "dealer": "dealer"}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Field types
+# ----------------------------------------------------------------------------------------------------
+
+
+class _JsonSchema:
+    """Annotation marker: add keywords to a field's JSON schema (e.g. the documented default of a TypedDict
+    field, which has no default of its own)."""
+
+    def __init__(self, **keywords: Any) -> None:
+        self.keywords = keywords
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: Any, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema.update(self.keywords)
+        return schema
+
+
+Money = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=0,
+        le=MAX_MONEY,
+        description="Integer count of the currency's minor unit (cents). Never a float, never a string.",
+    ),
+]
+Wager = Annotated[
+    int,
+    Field(
+        strict=True,
+        gt=0,
+        le=MAX_MONEY,
+        description="A wager: a positive integer count of the currency's minor unit (cents).",
+    ),
+]
+SeatNo = Annotated[int, Field(strict=True, ge=1, le=MAX_SEATS, description="A seat (box) number, 1-9.")]
+Card = Annotated[
+    str,
+    Field(
+        pattern=CARD_PATTERN,
+        description=(
+            "Rank then suit: ranks A 2 3 4 5 6 7 8 9 T J Q K (10 accepted as an alias of T), suits C D H S. "
+            "Uppercase is canonical; lowercase is accepted."
+        ),
+        examples=["TH", "AS", "10d"],
+    ),
+]
+PlayerHand = Annotated[
+    str,
+    Field(
+        pattern=HAND_PATTERN,
+        description=(
+            'A player hand: "<seat>" or "<seat>.<n>" (seat 1-9, n 1-64). "3" and "3.1" are the same hand, '
+            "seat 3's original hand; a split of 3.k moves its second card to a new hand 3.m, m being one "
+            "more than the number of hands seat 3 has so far."
+        ),
+        examples=["3", "3.2"],
+    ),
+]
+HandOrDealer = Annotated[
+    str,
+    Field(
+        pattern=TARGET_PATTERN,
+        description='A player hand ("<seat>" or "<seat>.<n>") or "dealer".',
+        examples=["dealer", "1", "3.2"],
+    ),
+]
+
+
+class _Rfc3339:
+    """Annotation marker: a timestamp is a JSON string of the RFC 3339 form (checked by a pattern) that is also
+    a real date and time (checked by pydantic's datetime parser), validated into an aware datetime. Both steps
+    run inside pydantic-core. pydantic's datetime parser alone would also take "2026-12-01 21:14Z" or the
+    string "1700000000" (as Unix time)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.chain_schema(
+            [
+                core_schema.str_schema(pattern=TIMESTAMP_PATTERN, strict=True),
+                core_schema.datetime_schema(strict=False, tz_constraint="aware"),
+            ]
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"type": "string", "format": "date-time", "pattern": TIMESTAMP_PATTERN}
+
+
+Timestamp = Annotated[
+    datetime,
+    _Rfc3339,
+    Field(
+        description=(
+            "RFC 3339 timestamp with its UTC offset (or Z), e.g. 2026-12-01T21:14:05-05:00. A timestamp "
+            "without an offset, a date alone, or a number (Unix time) is rejected."
+        ),
+        examples=["2026-12-01T21:14:05-05:00", "1995-03-04T09:00:00Z"],
+    ),
+]
+Identifier = Annotated[str, Field(strict=True, min_length=1, max_length=MAX_ID)]
+Note = Annotated[str, Field(max_length=MAX_NOTE)]
+
+
+def _drop_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def _optional(**kwargs: Any) -> Any:
+    """An optional field: it may be left out (the attribute is then None), but ``null`` is not accepted: a
+    vendor omits what it does not know. (Accepting null later would be a compatible change; the reverse would
+    not.)"""
+    return Field(default=None, json_schema_extra=_drop_default, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Table rule elections (spec section 3)
+# ----------------------------------------------------------------------------------------------------
+
+
+class TableRules(TypedDict, total=False):
+    """The table's rule elections. All optional; the jurisdiction module supplies defaults and says which
+    elections it permits (an election it does not permit is a finding, not a schema error). Validated into a
+    plain dict holding exactly the elections given."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
+
+    decks: Annotated[int, Field(ge=1, le=8, description="Number of decks, 1-8.", examples=[6])]
+    dealt_from: Annotated[
+        Literal["shoe", "hand"],
+        Field(description="NJ 13:69F-2.2(a)1, 2.12(e): dealt from a shoe or by hand."),
+    ]
+    dealer_soft_17: Annotated[
+        Literal["stand", "hit"], Field(description="NJ 13:69F-2.12(b)1 / (b)2: the dealer on a soft 17.")
+    ]
+    blackjack_pays: Annotated[
+        Literal["3:2", "6:5"],
+        Field(description='"6:5" is the NJ 6 to 5 variation (2.12(d), 19:47-2.10(d)).'),
+    ]
+    dealer_second_card: Annotated[
+        Literal["initial_deal", "after_players"],
+        Field(
+            description=(
+                "Hole-card game, or the dealer's second card dealt after all player hands "
+                "(NZ 1994 rules 8.2, 9.6)."
+            )
+        ),
+    ]
+    peek: Annotated[
+        bool,
+        Field(description="In a hole-card game, whether the dealer checks for blackjack before players act."),
+    ]
+    double_after_split: Annotated[
+        bool, Field(description="Doubling after a split; NJ 19:47-2.10(d) lets a 6 to 5 table prohibit it.")
+    ]
+    double_card: Annotated[
+        Literal["face_up", "face_down", "player_request"],
+        Field(description="How the double-down card is dealt (NJ 19:47-2.10(c))."),
+    ]
+    resplit: Annotated[bool, Field(description="Resplitting (NJ 13:69F-2.11(c)1, (e)).")]
+    resplit_aces: Annotated[bool, Field(description="Resplitting aces (NJ 13:69F-2.11(e)).")]
+    boxes: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=9,
+            description="Number of player boxes at the table, 1-9; NJ 2.11(e) resplit limits depend on it.",
+        ),
+    ]
+    surrender: Annotated[Literal["none", "late"], Field(description="Surrender offered: none, or late.")]
+    min_chip: Annotated[
+        int, Field(gt=0, le=MAX_MONEY, description="Smallest chip, minor units (NZ 1994 rule 9.4).")
+    ]
+    min_wager: Annotated[int, Field(gt=0, le=MAX_MONEY, description="Posted table minimum, minor units.")]
+    max_wager: Annotated[int, Field(gt=0, le=MAX_MONEY, description="Posted table maximum, minor units.")]
+    additional_wager: Annotated[
+        Literal["none", "over_under_13", "same_suit", "seven"],
+        Field(description="The NJ 13:69F-2.17(a) additional wager offered at the table."),
+    ]
+
+
+_TD_FORBID = ConfigDict(extra="forbid", strict=True)
+
+
+class Table(TypedDict):
+    """The table the round was played at."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    id: Annotated[Identifier, Field(description="The table; used to look up its registered rule elections.")]
+    rules: NotRequired[
+        Annotated[
+            TableRules,
+            Field(
+                description=(
+                    "Optional: the table's rule elections. When absent, the elections registered for the table "
+                    "at played_at apply, else the jurisdiction's defaults, and the audit says which source was "
+                    "used."
+                ),
+                examples=[{"decks": 6, "dealer_soft_17": "stand", "blackjack_pays": "3:2"}],
+            ),
+        ]
+    ]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Seats
+# ----------------------------------------------------------------------------------------------------
+
+
+class AdditionalWager(TypedDict):
+    """NJ 13:69F-2.17 additional (side) wager."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    kind: Literal["over_13", "under_13", "same_suit", "seven"]
+    amount: Annotated[Wager, Field(description="The side wager, minor units.")]
+
+
+class Seat(TypedDict):
+    """One box with a wager."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    seat: SeatNo
+    wager: Annotated[Wager, Field(description="The original wager, minor units.", examples=[2500])]
+    additional_wager: NotRequired[
+        Annotated[AdditionalWager, Field(description="Optional NJ 13:69F-2.17 side wager.")]
+    ]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Events (spec section 2)
+# ----------------------------------------------------------------------------------------------------
+
+
+# Events are validated into plain dicts (TypedDicts: markedly cheaper than model instances, and a round has
+# many events), then turned into the domain's event dataclasses by the converters below.
+
+
+class _EventBase(TypedDict):
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    at: NotRequired[
+        Annotated[Timestamp, Field(description="Optional: when it happened (RFC 3339, with offset).")]
+    ]
+    note: NotRequired[
+        Annotated[Note, Field(description="Optional free text for people; ignored by the audit.")]
+    ]
+
+
+class DealEvent(_EventBase):
+    """A card leaves the shoe (or the dealer's hand, in a hand-held game) to a hand."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["deal"]
+    to: HandOrDealer
+    card: Card
+    face: NotRequired[
+        Annotated[
+            Literal["up", "down"],
+            Field(description='"up" (the default) or "down".'),
+            _JsonSchema(default="up"),
+        ]
+    ]
+
+
+class PeekEvent(_EventBase):
+    """The dealer (or a card-reader device) checked the hole card. Recorded where the table system knows of
+    one (typically only with an ace or a 10-value up card); its absence proves nothing."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["peek"]
+    dealer_blackjack: Annotated[bool, Field(description="Whether the dealer had blackjack.")]
+
+
+class InsuranceEvent(_EventBase):
+    """An insurance wager is placed."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["insurance"]
+    seat: SeatNo
+    amount: Annotated[Wager, Field(description="The insurance wager, minor units.")]
+
+
+class EvenMoneyEvent(_EventBase):
+    """A player with blackjack takes even money; amount is what was paid. It is itself the settlement of that
+    seat's main wager ("in full settlement", NZ 8.3): no settle follows for it."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["even_money"]
+    seat: SeatNo
+    amount: Annotated[Money, Field(description="What was paid, minor units.")]
+
+
+class DoubleEvent(_EventBase):
+    """A double-down wager is placed on the hand."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["double"]
+    hand: PlayerHand
+    amount: Annotated[Wager, Field(description="The double-down wager, minor units.")]
+
+
+class SplitEvent(_EventBase):
+    """The hand is split; its second card moves to a new hand."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["split"]
+    hand: PlayerHand
+    amount: Annotated[Wager, Field(description="The wager placed on the new hand, minor units.")]
+
+
+class SurrenderEvent(_EventBase):
+    """The player surrenders the hand."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["surrender"]
+    hand: PlayerHand
+
+
+class HitEvent(_EventBase):
+    """Optional: the player asked for a card (a deal to a player hand after its first two cards already
+    means a hit)."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["hit"]
+    hand: PlayerHand
+
+
+class StandEvent(_EventBase):
+    """Optional: the player stood (play moving on to another hand already means a stand)."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["stand"]
+    hand: PlayerHand
+
+
+class RevealEvent(_EventBase):
+    """A face-down card is turned face up (the dealer's hole card, or a face-down double-down card)."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["reveal"]
+    to: HandOrDealer
+    card: Card
+
+
+_SETTLE_SCHEMA_RULES: dict[str, Any] = {
+    "allOf": [
+        {
+            "if": {"properties": {"bet": {"const": "main"}}, "required": ["bet"]},
+            "then": {"required": ["hand"], "not": {"required": ["seat"]}},
+            "else": {
+                "required": ["seat"],
+                "not": {"required": ["hand"]},
+                "properties": {"result": {"enum": ["win", "lose", "push"]}},
+            },
+        },
+        {
+            "if": {"properties": {"result": {"const": "push"}}, "required": ["result"]},
+            "then": {"properties": {"amount": {"const": 0}}},
+        },
+    ]
+}
+
+
+class SettleEvent(_EventBase):
+    """A wager is settled. ``main`` (the hand's wager, including any double) names the ``hand``;
+    ``insurance`` and ``additional`` (the NJ 13:69F-2.17 side wager) name the ``seat``. ``surrender`` settles
+    only a main bet. A wager returned in full is canonically ``push`` with 0 (``lose`` with 0 reads the same);
+    the money decides, not the label."""
+
+    __pydantic_config__ = ConfigDict(  # type: ignore[misc]
+        extra="forbid", strict=True, json_schema_extra=_SETTLE_SCHEMA_RULES
+    )
+
+    type: Literal["settle"]
+    bet: Annotated[
+        Literal["main", "insurance", "additional"],
+        Field(description='"main" (names the hand), "insurance" or "additional" (name the seat).'),
+    ]
+    hand: NotRequired[Annotated[PlayerHand, Field(description="The hand settled; with bet main only.")]]
+    seat: NotRequired[
+        Annotated[SeatNo, Field(description="The seat settled; with bet insurance or additional only.")]
+    ]
+    result: Literal["win", "lose", "push", "surrender"]
+    amount: Annotated[
+        Money,
+        Field(
+            description=(
+                "What changed hands, minor units: paid to the player for win (winnings only, the returned "
+                "stake not included), collected from the player for lose and surrender, 0 for push."
+            )
+        ),
+    ]
+
+
+def _settle_consistent(event: SettleEvent) -> SettleEvent:
+    """The checks of a settle that involve more than one of its fields."""
+    bet, result, amount = event["bet"], event["result"], event["amount"]
+    if bet == "main":
+        if "hand" in event and "seat" not in event and (result != "push" or amount == 0):
+            return event
+    elif (
+        "seat" in event
+        and "hand" not in event
+        and result != "surrender"
+        and (result != "push" or amount == 0)
+    ):
+        return event
+    wrong: list[tuple[str, str]] = []
+    if bet == "main":
+        if "hand" not in event:
+            wrong.append(
+                ("hand", "required field 'hand' is missing: a main settle names the hand it settles")
+            )
+        if "seat" in event:
+            wrong.append(("seat", "'seat' is not allowed on a main settle, which names the 'hand'"))
+    else:
+        if "seat" not in event:
+            wrong.append(("seat", f"required field 'seat' is missing: an {bet} settle names the seat"))
+        if "hand" in event:
+            wrong.append(("hand", f"'hand' is not allowed on an {bet} settle, which names the 'seat'"))
+        if result == "surrender":
+            wrong.append(("result", f"'surrender' settles only a main bet, not an {bet} bet"))
+    if result == "push" and amount != 0:
+        wrong.append(("amount", f"a push moves no money: amount must be 0, not {amount}"))
+    raise PydanticCustomError("settle_inconsistent", "{summary}", {"summary": wrong[0][1], "wrong": wrong})
+
+
+AnyEvent = Annotated[
+    DealEvent
+    | PeekEvent
+    | InsuranceEvent
+    | EvenMoneyEvent
+    | DoubleEvent
+    | SplitEvent
+    | SurrenderEvent
+    | HitEvent
+    | StandEvent
+    | RevealEvent
+    | Annotated[SettleEvent, AfterValidator(_settle_consistent)],
+    Field(discriminator="type"),
+]
+
+EVENT_TYPES = (
+    "deal",
+    "peek",
+    "insurance",
+    "even_money",
+    "double",
+    "split",
+    "surrender",
+    "hit",
+    "stand",
+    "reveal",
+    "settle",
+)
+
+# Domain events are immutable values, so equal ones are shared: a deal of the same card to the same hand is
+# one object however many rounds contain it. Each cache is cleared when it reaches _CACHE_LIMIT entries.
+_CACHE_LIMIT = 1 << 16
+_DEALS: dict[tuple[str, str, str], Event] = {}
+_REVEALS: dict[tuple[str, str], Event] = {}
+_BY_HAND: dict[tuple[str, str], Event] = {}  # (type, hand): surrender, hit, stand
+_WAGERS: dict[tuple[str, str | int, int], Event] = {}  # (type, hand or seat, amount)
+_SETTLES: dict[tuple[str, str | None, int | None, str, int], Event] = {}
+_PEEKS: dict[bool, Event] = {True: Peek(True), False: Peek(False)}
+_BY_HAND_CLASS: dict[str, Any] = {"surrender": Surrender, "hit": Hit, "stand": Stand}
+_WAGER_CLASS: dict[str, Any] = {
+    "insurance": Insurance,
+    "even_money": EvenMoney,
+    "double": Double,
+    "split": Split,
+}
+
+
+def _deal(e: Any) -> Event:
+    key = (e["to"], e["card"], e.get("face", "up"))
+    event = _DEALS.get(key)
+    if event is None:
+        if len(_DEALS) >= _CACHE_LIMIT:
+            _DEALS.clear()
+        event = _DEALS[key] = Deal(_TARGET[key[0]], _CARD[key[1]], key[2])
+    return event
+
+
+def _reveal(e: Any) -> Event:
+    key = (e["to"], e["card"])
+    event = _REVEALS.get(key)
+    if event is None:
+        if len(_REVEALS) >= _CACHE_LIMIT:
+            _REVEALS.clear()
+        event = _REVEALS[key] = Reveal(_TARGET[key[0]], _CARD[key[1]])
+    return event
+
+
+def _peek(e: Any) -> Event:
+    return _PEEKS[e["dealer_blackjack"]]
+
+
+def _by_hand(e: Any) -> Event:
+    key = (e["type"], e["hand"])
+    event = _BY_HAND.get(key)
+    if event is None:
+        if len(_BY_HAND) >= _CACHE_LIMIT:
+            _BY_HAND.clear()
+        event = _BY_HAND[key] = _BY_HAND_CLASS[key[0]](_HAND[key[1]])
+    return event
+
+
+def _hand_wager(e: Any) -> Event:
+    key = (e["type"], e["hand"], e["amount"])
+    event = _WAGERS.get(key)
+    if event is None:
+        if len(_WAGERS) >= _CACHE_LIMIT:
+            _WAGERS.clear()
+        event = _WAGERS[key] = _WAGER_CLASS[key[0]](_HAND[key[1]], key[2])
+    return event
+
+
+def _seat_wager(e: Any) -> Event:
+    key = (e["type"], e["seat"], e["amount"])
+    event = _WAGERS.get(key)
+    if event is None:
+        if len(_WAGERS) >= _CACHE_LIMIT:
+            _WAGERS.clear()
+        event = _WAGERS[key] = _WAGER_CLASS[key[0]](key[1], key[2])
+    return event
+
+
+def _settle(e: Any) -> Event:
+    hand = e.get("hand")
+    key = (e["bet"], hand, e.get("seat"), e["result"], e["amount"])
+    event = _SETTLES.get(key)
+    if event is None:
+        if len(_SETTLES) >= _CACHE_LIMIT:
+            _SETTLES.clear()
+        event = _SETTLES[key] = Settle(key[0], key[3], key[4], None if hand is None else _HAND[hand], key[2])
+    return event
+
+
+_CONVERT: dict[str, Callable[[Any], Event]] = {
+    "deal": _deal,
+    "peek": _peek,
+    "insurance": _seat_wager,
+    "even_money": _seat_wager,
+    "double": _hand_wager,
+    "split": _hand_wager,
+    "surrender": _by_hand,
+    "hit": _by_hand,
+    "stand": _by_hand,
+    "reveal": _reveal,
+    "settle": _settle,
+}
+
+
+# ----------------------------------------------------------------------------------------------------
+# The round
+# ----------------------------------------------------------------------------------------------------
+
+_EXAMPLE_ROUND: dict[str, Any] = {
+    "round_id": "EX-NJ-0001",
+    "jurisdiction": "US-NJ",
+    "played_at": "2026-11-30T22:10:00-05:00",
+    "table": {
+        "id": "BJ12",
+        "rules": {
+            "decks": 6,
+            "dealer_soft_17": "stand",
+            "blackjack_pays": "3:2",
+            "dealer_second_card": "initial_deal",
+            "peek": True,
+        },
+    },
+    "seats": [{"seat": 1, "wager": 2500}],
+    "events": [
+        {"type": "deal", "to": "1", "card": "6H"},
+        {"type": "deal", "to": "dealer", "card": "9C"},
+        {"type": "deal", "to": "1", "card": "5D"},
+        {"type": "deal", "to": "dealer", "card": "7S", "face": "down"},
+        {"type": "double", "hand": "1", "amount": 2500},
+        {"type": "deal", "to": "1", "card": "KD"},
+        {"type": "reveal", "to": "dealer", "card": "7S"},
+        {"type": "deal", "to": "dealer", "card": "4C"},
+        {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000},
+    ],
+}
+
+
+class RoundModel(BaseModel):
+    """A recorded round, format v1: what table-game systems send and auditors read back. Money is an integer
+    count of minor units; events record what the table did, right or wrong."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, json_schema_extra={"examples": [_EXAMPLE_ROUND]}
+    )
+
+    round_id: str = Field(
+        min_length=1,
+        max_length=MAX_ID,
+        pattern=ROUND_ID_PATTERN,
+        description=(
+            "Unique per submitter; the idempotency key of the round. 1-128 characters of A-Z a-z 0-9 . _ : -"
+        ),
+        examples=["BOR-BJ12-20261201-000123"],
+    )
+    jurisdiction: Literal["US-NJ", "NZ"] = Field(
+        description="ISO 3166 code; selects the rules module.", examples=["US-NJ"]
+    )
+    played_at: Timestamp = Field(
+        description=(
+            "RFC 3339 timestamp with offset; selects the version of the rules in force (never the server "
+            "clock)."
+        ),
+        examples=["2026-12-01T21:14:05-05:00"],
+    )
+    table: Table
+    seats: list[Seat] = Field(
+        min_length=1,
+        max_length=MAX_SEATS,
+        description="One entry per box with a wager; seat 1-9, each seat at most once.",
+        examples=[
+            [
+                {"seat": 1, "wager": 2500},
+                {"seat": 4, "wager": 1000, "additional_wager": {"kind": "same_suit", "amount": 100}},
+            ]
+        ],
+    )
+    events: list[AnyEvent] = Field(
+        min_length=1,
+        max_length=MAX_EVENTS,
+        description="What happened, in the order it happened (at most 2000 events).",
+    )
+    dealer_id: Annotated[str, Field(max_length=MAX_ID)] = _optional(
+        description="The dealer on duty (employee number); for per-dealer reporting."
+    )
+    shoe_id: Annotated[str, Field(max_length=MAX_ID)] = _optional(
+        description=(
+            "The shoe (one shuffle) the round was dealt from; rounds of one shoe share one card supply."
+        ),
+    )
+
+    @field_validator("seats")
+    @classmethod
+    def _seats_unique(cls, seats: list[Seat]) -> list[Seat]:
+        if len(seats) > 1:
+            numbers = [s["seat"] for s in seats]
+            if len(set(numbers)) != len(numbers):
+                first: dict[int, int] = {}
+                dups = []
+                for i, n in enumerate(numbers):
+                    if n in first:
+                        dups.append((i, n, first[n]))
+                    else:
+                        first[n] = i
+                raise PydanticCustomError(
+                    "duplicate_seat",
+                    "seat {seat} is listed more than once",
+                    {"seat": dups[0][1], "duplicates": dups},
+                )
+        return seats
+
+    def to_domain(self) -> Round:
+        """The validated round as the replay engine's immutable :class:`~app.domain.model.Round`."""
+        return _to_domain(self)
+
+
+_SEATS: dict[tuple[int, int, str | None, int], SeatWager] = {}
+
+
+def _seat(s: Seat) -> SeatWager:
+    aw = s.get("additional_wager")
+    key = (
+        (s["seat"], s["wager"], None, 0) if aw is None else (s["seat"], s["wager"], aw["kind"], aw["amount"])
+    )
+    seat = _SEATS.get(key)
+    if seat is None:
+        if len(_SEATS) >= _CACHE_LIMIT:
+            _SEATS.clear()
+        seat = _SEATS[key] = SeatWager(
+            key[0], key[1], None if aw is None else DomainAdditionalWager(aw["kind"], aw["amount"])
+        )
+    return seat
+
+
+def _to_domain(m: RoundModel, convert: dict[str, Callable[[Any], Event]] = _CONVERT) -> Round:
+    table = m.table
+    rules = table.get("rules")
+    return Round(
+        m.round_id,
+        m.jurisdiction,
+        m.played_at,
+        table["id"],
+        None if rules is None else dict(rules),
+        tuple([_seat(s) for s in m.seats]),
+        tuple([convert[e["type"]](e) for e in m.events]),
+        m.dealer_id,
+        m.shoe_id,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------
+# Problems
+# ----------------------------------------------------------------------------------------------------
+
+
+class Problem(TypedDict):
+    """One validation problem."""
+
+    pointer: str
+    """RFC 6901 JSON pointer of the bad value (``"/events/7/card"``); ``""`` for the whole document."""
+    message: str
+    """What is wrong, in plain words."""
+
+
+class RoundInvalid(ValueError):
+    """The record cannot be read: it is not JSON, or it violates the schema. ``problems`` lists every problem;
+    ``round_id`` is the round's id when it could be read (a string of the round_id form), else None."""
+
+    problems: list[Problem]
+    round_id: str | None
+
+    def __init__(self, problems: list[Problem], round_id: str | None = None) -> None:
+        self.problems = problems
+        self.round_id = round_id
+        first = problems[0] if problems else {"pointer": "", "message": "invalid round"}
+        more = (
+            f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
+            if len(problems) > 1
+            else ""
+        )
+        where = first["pointer"] or "(document)"
+        name = f" {round_id}" if round_id else ""
+        super().__init__(f"invalid round{name}: {where}: {first['message']}{more}")
+
+
+def pointer(loc: tuple[str | int, ...] | list[str | int]) -> str:
+    """RFC 6901 JSON pointer of a location: ``("events", 7, "card")`` -> ``"/events/7/card"``."""
+    return "".join("/" + str(seg).replace("~", "~0").replace("/", "~1") for seg in loc)
+
+
+_MONEY_FIELDS = frozenset({"amount", "wager", "min_chip", "min_wager", "max_wager"})
+_PATTERN_WHAT = {
+    CARD_PATTERN: "card",
+    HAND_PATTERN: "hand",
+    TARGET_PATTERN: "target",
+    TIMESTAMP_PATTERN: "timestamp",
+    ROUND_ID_PATTERN: "round_id",
+}
+_OBJECT_TYPES = frozenset({"model_type", "model_attributes_type", "dict_type"})
+_INT_TYPES = frozenset({"int_type", "int_parsing", "int_from_float"})
+_OPTIONAL_FIELDS = frozenset(
+    {"dealer_id", "shoe_id", "rules", "additional_wager", "at", "note", "hand", "seat"}
+)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _show(value: object, limit: int = 40) -> str:
+    """A short rendering of a JSON value for a message: ``'1H'``, ``2500.5``, ``true``, ``null``."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        text = str(value)
+        return text if len(text) <= limit else f"a {len(text)}-digit number"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"a string of {len(value)} characters"
+    return _json_type(value)
+
+
+def _show_as(value: object) -> str:
+    """Like :func:`_show` but says 'the string' for strings: 'not the string '2500''."""
+    if isinstance(value, str) and len(value) <= 40:
+        return f"the string {value!r}"
+    return _show(value)
+
+
+def _one_of(options: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(options)
+
+
+def _split_loc(loc: tuple[str | int, ...]) -> tuple[list[str | int], str]:
+    """Strip discriminator tags from a pydantic location. Returns the JSON location and the event type (or
+    '' outside events)."""
+    out = list(loc)
+    kind = ""
+    if len(out) >= 3 and out[0] == "events" and isinstance(out[1], int):
+        kind = str(out.pop(2))  # the "type" tag: present whenever the error is inside a resolved event
+    return out, kind
+
+
+def _literal_options(ctx: dict[str, Any] | None) -> str:
+    expected = str((ctx or {}).get("expected", ""))
+    return expected.replace(" or ", ", ")
+
+
+def _problem(err: dict[str, Any]) -> list[Problem]:  # noqa: C901 - one branch per kind of error, on purpose
+    etype: str = err["type"]
+    ctx: dict[str, Any] = err.get("ctx") or {}
+    value = err.get("input")
+    loc, kind = _split_loc(tuple(err["loc"]))
+    field = loc[-1] if loc else ""
+    in_events = bool(loc) and loc[0] == "events"
+
+    def at(msg: str, where: list[str | int] | None = None) -> list[Problem]:
+        return [{"pointer": pointer(loc if where is None else where), "message": msg}]
+
+    if etype == "json_invalid":
+        return at(f"malformed JSON: {ctx.get('error', err.get('msg', ''))}", [])
+    if etype in _OBJECT_TYPES:
+        if not loc:
+            return at(f"a round must be a JSON object, not {_json_type(value)}")
+        if value is None and field in _OPTIONAL_FIELDS:
+            return at("must be a JSON object, not null: leave the field out instead")
+        if in_events and len(loc) == 2:
+            return at(f"an event must be a JSON object, not {_show(value)}")
+        return at(f"must be a JSON object, not {_show(value)}")
+    if etype == "missing":
+        return at(f"required field {field!r} is missing")
+    if etype == "extra_forbidden":
+        if loc[:2] == ["table", "rules"] and len(loc) == 3:
+            return at(f"unknown rule election {field!r}")
+        return at(f"unknown field {field!r}")
+    if etype == "union_tag_not_found":
+        return at(f"required field 'type' is missing: must be one of {_one_of(EVENT_TYPES)}", [*loc, "type"])
+    if etype == "union_tag_invalid":
+        got = value.get("type") if isinstance(value, dict) else ctx.get("tag")
+        return at(f"unknown event type {_show(got)}: must be one of {_one_of(EVENT_TYPES)}", [*loc, "type"])
+    if etype in _INT_TYPES:
+        if field in _MONEY_FIELDS:
+            return at(f"must be an integer count of minor units (cents), not {_show_as(value)}")
+        return at(f"must be an integer, not {_show_as(value)}")
+    if etype in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return at(_range_message(field, value, etype, ctx))
+    if etype == "bool_type":
+        return at(f"must be true or false, not {_show_as(value)}")
+    if etype == "string_type":
+        if value is None and field in _OPTIONAL_FIELDS:
+            return at("must be a string, not null: leave the field out instead")
+        return at(f"must be a string, not {_show(value)}")
+    if etype == "list_type":
+        return at(f"must be an array, not {_show(value)}")
+    if etype == "string_too_short":
+        return at("must not be empty")
+    if etype == "string_too_long":
+        n = len(value) if isinstance(value, str) else "more"
+        return at(f"must be at most {ctx.get('max_length')} characters long, not {n}")
+    if etype == "too_short":
+        things = "events" if field == "events" else "seats" if field == "seats" else "entries"
+        return at(f"must list at least {ctx.get('min_length')} {things[:-1]}, not 0")
+    if etype == "too_long":
+        things = "events" if field == "events" else "seats" if field == "seats" else "entries"
+        n = ctx.get("actual_length") or (len(value) if isinstance(value, list) else "more")
+        return at(f"has {n} {things}; at most {ctx.get('max_length')} are allowed")
+    if etype == "string_pattern_mismatch":
+        what = _PATTERN_WHAT.get(ctx.get("pattern", ""), "")
+        shown = _show(value)
+        if what == "card":
+            return at(
+                f"{shown} is not a card: rank must be one of A 2-9 T J Q K (or 10), suit one of C D H S"
+            )
+        if what == "hand":
+            if value == DEALER:
+                return at(f"'dealer' is not allowed here: a {kind} names a player hand such as '3' or '3.2'")
+            return at(f"{shown} is not a hand: write '<seat>' or '<seat>.<n>' with seat 1-9 and n 1-64")
+        if what == "target":
+            return at(
+                f"{shown} is not a hand: write 'dealer', '<seat>' or '<seat>.<n>' with seat 1-9 and n 1-64"
+            )
+        if what == "timestamp":
+            return at(_timestamp_message(value))
+        if what == "round_id":
+            return at(f"{shown} is not a round_id: use only A-Z a-z 0-9 . _ : -")
+        return at(f"{shown} does not have the required form")
+    if etype == "literal_error":
+        return at(f"{_show(value)} is not one of {_literal_options(ctx)}")
+    if etype == "duplicate_seat":
+        return [
+            {
+                "pointer": pointer([*loc, i, "seat"]),
+                "message": f"seat {n} is listed more than once (also at /seats/{j})",
+            }
+            for i, n, j in ctx["duplicates"]
+        ]
+    if etype == "settle_inconsistent":
+        return [{"pointer": pointer([*loc, f]), "message": m} for f, m in ctx["wrong"]]
+    if etype in ("datetime_parsing", "datetime_from_date_parsing"):
+        return at(f"{_show(value)} is not a real date and time")
+    return at(err.get("msg", "invalid value"))
+
+
+def _range_message(field: str | int, value: object, etype: str, ctx: dict[str, Any]) -> str:
+    money = field in _MONEY_FIELDS
+    unit = " minor units" if money else ""
+    if field == "seat":
+        return f"must be a seat number 1-9, not {_show(value)}"
+    if etype == "less_than_equal":
+        return f"must be at most {ctx.get('le')}{unit}, not {_show(value)}"
+    if etype == "less_than":
+        return f"must be less than {ctx.get('lt')}{unit}, not {_show(value)}"
+    if etype == "greater_than" and ctx.get("gt") == 0 and money:
+        return f"must be a positive amount of minor units, not {_show(value)}"
+    if etype == "greater_than":
+        return f"must be greater than {ctx.get('gt')}, not {_show(value)}"
+    if money:
+        return f"must not be negative, not {_show(value)}"
+    return f"must be at least {ctx.get('ge')}, not {_show(value)}"
+
+
+_DATE_ONLY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_NAIVE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?")
+
+
+def _timestamp_message(value: object) -> str:
+    shown = _show(value)
+    if isinstance(value, str):
+        if _DATE_ONLY.fullmatch(value):
+            return f"{shown} is a date, not a timestamp: add the time and UTC offset, e.g. {value}T21:14:05Z"
+        if _NAIVE.fullmatch(value):
+            return f"{shown} has no UTC offset: add 'Z' or '+hh:mm' (RFC 3339)"
+    return f"{shown} is not an RFC 3339 timestamp with offset, e.g. 2026-12-01T21:14:05-05:00"
+
+
+def problems_from(exc: ValidationError) -> list[Problem]:
+    """Readable problems for a pydantic ValidationError raised by :class:`RoundModel`."""
+    out: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
+    for err in exc.errors(include_url=False):
+        if err["type"] == "string_type" and _timestamp_like(err):
+            err = {**err, "type": "string_pattern_mismatch", "ctx": {"pattern": TIMESTAMP_PATTERN}}
+        for p in _problem(dict(err)):
+            key = (p["pointer"], p["message"])
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return out
+
+
+def _timestamp_like(err: Any) -> bool:
+    loc = err["loc"]
+    return bool(loc) and loc[-1] in ("played_at", "at") and isinstance(err.get("input"), int | float)
+
+
+def _readable_round_id(obj: object) -> str | None:
+    if isinstance(obj, dict):
+        rid = obj.get("round_id")
+        if isinstance(rid, str) and _ROUND_ID_RE.fullmatch(rid):
+            return rid
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------
+# Entry points
+# ----------------------------------------------------------------------------------------------------
+
+_validate_json = RoundModel.model_validate_json
+_validate = RoundModel.model_validate
+
+
+def parse_round(data: bytes | str) -> Round:
+    """JSON text of a recorded round -> :class:`~app.domain.model.Round`.
+
+    Raises :class:`RoundInvalid` listing every problem (malformed JSON included: pointer ``""`` and a message
+    with the line and column)."""
+    try:
+        model = _validate_json(data)
+    except ValidationError as exc:
+        problems = problems_from(exc)
+        round_id = None
+        if not any(p["message"].startswith("malformed JSON") for p in problems):
+            try:
+                round_id = _readable_round_id(json.loads(data))
+            except (ValueError, RecursionError):
+                round_id = None
+        raise RoundInvalid(problems, round_id) from None
+    return _to_domain(model)
+
+
+def round_from_obj(obj: object) -> Round:
+    """An already-decoded JSON value (dict, list, ...) -> :class:`~app.domain.model.Round`, with the same
+    rules and problems as :func:`parse_round`. Raises :class:`RoundInvalid`."""
+    try:
+        model = _validate(obj)
+    except ValidationError as exc:
+        raise RoundInvalid(problems_from(exc), _readable_round_id(obj)) from None
+    return _to_domain(model)
