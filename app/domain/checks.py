@@ -50,7 +50,7 @@ def check_player_draws(t: Trace, ctx: Ctx) -> None:
             continue
         if c.kind == "double":
             continue
-        if h.doubles:
+        if any(d < c.event for d, _ in h.doubles):
             ctx.emit(
                 "double_one_card",
                 c.event,
@@ -503,6 +503,17 @@ def _live(t: Trace, before_event: int) -> list[HandState]:
 
 
 def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
+    if len(t.dealer) == 1 and _live(t, 1 << 30):
+        ctx.emit(
+            draw_regime(t, ctx)[0],
+            None,
+            "dealer",
+            f"The dealer stopped on a single card ({t.dealer[0].card}) while player hands were still live; the "
+            "dealer must complete the hand.",
+            expected="draw to a standing total",
+            actual="stood on one card",
+        )
+        return
     if len(t.dealer) < 2 or t.dealer_blackjack:
         extra = t.dealer[2:] if t.dealer_blackjack else []
         for c in extra[:1]:

@@ -188,6 +188,11 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     counts: Counter[str] = Counter()
     initial_deal_end: int | None = None
     initial_open = True  # still inside the initial deal: only first and second cards dealt so far
+    # Whether the dealer's second card belongs to the initial deal (a hole card): the table's election says so;
+    # without one, a second card dealt face down is taken for a hole card.
+    second_initial: bool | None = {"initial_deal": True, "after_players": False}.get(
+        str(elections.get("dealer_second_card"))
+    )
     dealer_second_at: int | None = None
     first_later_player_card: int | None = None
     first_later_card: int | None = None
@@ -225,7 +230,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         if not isinstance(ev, Deal | Peek) and initial_deal_end is not None:
             initial_open = False
         if isinstance(ev, Deal):
-            initial = initial_open and _initial_card(ev, hands, seats, dealer)
+            initial = initial_open and _initial_card(ev, hands, seats, dealer, second_initial)
             if not initial:
                 initial_open = False
             counts[ev.card] += 1
@@ -381,12 +386,20 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
 
 
 def _initial_card(
-    ev: Deal, hands: dict[HandId, HandState], seats: dict[int, SeatState], dealer: list[CardAt]
+    ev: Deal,
+    hands: dict[HandId, HandState],
+    seats: dict[int, SeatState],
+    dealer: list[CardAt],
+    second_initial: bool | None,
 ) -> bool:
-    """Whether a deal can still belong to the initial deal: a first or second card to the dealer or to a seat's
-    original, unsplit hand."""
+    """Whether a deal can still belong to the initial deal: the dealer's first card (and its hole card, in a
+    hole-card game), or a first or second card to a seat's original, unsplit hand."""
     if ev.to == DEALER:
-        return len(dealer) < 2
+        if not dealer:
+            return True
+        if len(dealer) == 1:
+            return ev.face == "down" if second_initial is None else second_initial
+        return False
     h = hands.get(ev.to)  # type: ignore[arg-type]
     return h is not None and h.id[1] == 1 and not seats[h.id[0]].split and len(h.cards) < 2 and not h.doubles
 
