@@ -291,7 +291,7 @@ def check_split_order(t: Trace, ctx: Ctx) -> None:
                 parents = [
                     h
                     for h in pending
-                    if h.splits and max(h.splits) < j and h.cards and h.cards[-1].event < max(h.splits)
+                    if any(x < j for x in h.splits)  # split, and still waiting for its next card
                 ]
                 if parents:
                     p = parents[0]
@@ -743,6 +743,22 @@ def _compare_split_seat(t: Trace, ctx: Ctx, seat_no: int, original_only: bool) -
     if len(settled) != len(seat.hands):
         return
     net = sum(s.net for _, s in settled)
+    if original_only:
+        # 19:47-2.10(b) for a double collected from a split hand; 2.11(d) for whatever else is wrong.
+        for h in seat.hands:
+            i, st = h.settles[0]
+            if h.doubles and st.net < -h.wager:
+                ctx.emit(
+                    "dealer_bj_after_double",
+                    i,
+                    h.name,
+                    f"Hand {h.name}: the dealer had blackjack after it doubled and only the original wager may be "
+                    f"collected, so a collection of {h.wager} was due, but {_done(st.net)}.",
+                    expected=-h.wager,
+                    actual=st.net,
+                    amount_delta=-h.wager - st.net,
+                )
+                net += -h.wager - st.net
     only = -seat.wager
     everything = -sum(h.stake for h in seat.hands)
     nets = (only,) if original_only else (only, everything)
@@ -851,7 +867,8 @@ def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
 
 def check_double_card(t: Trace, ctx: Ctx) -> None:
     mode = t.elections.get("double_card") or "face_up"
-    dealer_done = max((c.event for c in t.dealer), default=-1)
+    dealer_done = t.dealer_done_at()
+    dealer_done = -1 if dealer_done is None else dealer_done
     for h, c in t.player_cards:
         if c.kind != "double":
             continue
@@ -958,23 +975,21 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                 actual="none",
             )
             continue
+        for j, _ in seat.additional_settles[1:]:
+            ctx.emit(
+                "settled_twice",
+                j,
+                str(s),
+                f"Seat {s}'s additional wager was settled more than once.",
+                expected="one settlement",
+                actual="another settlement",
+            )
         i, settle = seat.additional_settles[0]
         own = [c.card for c in initial if any(c in h.cards for h in seat.hands)][:2]
         if len(own) < 2:
             continue
         wins = _additional_wins(kind, own, t.dealer_values[:1])
-        if wins is None or wins == (settle.net > 0):
-            if not wins and settle.net < 0 and -settle.net != seat.additional_amount:
-                ctx.emit(
-                    "lose_amount",
-                    i,
-                    str(s),
-                    f"Seat {s}'s losing additional wager of {seat.additional_amount} was collected as {-settle.net}.",
-                    expected=-seat.additional_amount,
-                    actual=settle.net,
-                    amount_delta=-seat.additional_amount - settle.net,
-                )
-        else:
+        if wins != (settle.net > 0) or (not wins and settle.net == 0):
             total = sum(value(c) for c in own)
             role = (
                 "additional_13" if kind in ("over_13", "under_13") and total == 13 else "additional_outcome"
@@ -983,10 +998,21 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                 role,
                 i,
                 str(s),
-                f"Seat {s}'s {kind} additional wager on {'+'.join(own)} should {'win' if wins else 'lose'}, "
-                f"but it {'was paid' if settle.net > 0 else 'was not paid'}.",
+                f"Seat {s}'s {kind} additional wager on {'+'.join(own)} "
+                f"{'wins' if wins else 'loses'}, but {_done(settle.net)}.",
                 expected="win" if wins else "lose",
                 actual=settle.result,
+                amount_delta=None if wins else -seat.additional_amount - settle.net,
+            )
+        elif not wins and -settle.net != seat.additional_amount:
+            ctx.emit(
+                "lose_amount",
+                i,
+                str(s),
+                f"Seat {s}'s losing additional wager of {seat.additional_amount} was collected as {-settle.net}.",
+                expected=-seat.additional_amount,
+                actual=settle.net,
+                amount_delta=-seat.additional_amount - settle.net,
             )
         if settle.net <= 0 and not wins:
             late = t.first_later_player_card is not None and i > t.first_later_player_card

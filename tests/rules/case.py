@@ -23,8 +23,14 @@ class Case:
     """Further (rule, event) findings the same fault must produce (e.g. two provisions breached by one card)."""
 
 
-def fire(rule: str, name: str, round_: dict[str, Any], at: int | None, role: str,
-         also: tuple[tuple[str, int | None], ...] = ()) -> Case:
+def fire(
+    rule: str,
+    name: str,
+    round_: dict[str, Any],
+    at: int | None,
+    role: str,
+    also: tuple[tuple[str, int | None], ...] = (),
+) -> Case:
     return Case(rule=rule, name=name, round=round_, fires_at=at, role=role, also=also)
 
 
