@@ -7,8 +7,7 @@ dealer stands on soft 17, blackjack 3 to 2, dealer peeks with an ace or ten up) 
 Each round is legal and correctly settled except for the one fault it is about; ``fires_at`` is the 0-based index
 of the faulty event (``None`` for an absence or an election).
 
-Cases marked "ENGINE DISAGREES" are written as the law requires and are expected to fail until the engine is
-fixed; see the comment on each.
+Cases marked "Regression" once failed against the engine; the comment says what the engine got wrong.
 """
 
 from __future__ import annotations
@@ -805,7 +804,7 @@ CASES: list[Case] = [
             **NO_PEEK,
         ),
     ),
-    # ENGINE DISAGREES: with a split seat the engine judges the seat's total only and cites 2.11(d) at the last
+    # Regression: with a split seat the engine judges the seat's total only and cites 2.11(d) at the last
     # settlement; here the split wager was returned (2.11(d) kept) and the doubled hand paid its double, which
     # 19:47-2.10(b) forbids ("shall not collect the additional amount wagered in doubling down").
     fire(
@@ -890,7 +889,7 @@ CASES: list[Case] = [
         8,
         "double_card_reveal",
     ),
-    # ENGINE DISAGREES: the engine takes the dealer's last *dealt* card (the hole card, event 3) as the end of the
+    # Regression: the engine takes the dealer's last *dealt* card (the hole card, event 3) as the end of the
     # dealer's play, so a double card turned up before the hole card is turned (dealer stands pat) passes. The
     # seed requires it turned up "after the dealer has drawn additional cards ... and at such time as the
     # player's wagers are to be settled in rotation at the conclusion of the round of play".
@@ -1092,7 +1091,7 @@ CASES: list[Case] = [
         ),
     ),
     # 13:69F-2.11(b): split hands completed one at a time, the first on the dealer's left first
-    # ENGINE DISAGREES: check_split_order decides whether hand 1 is the waiting "parent" from its *final* cards
+    # Regression: check_split_order decides whether hand 1 is the waiting "parent" from its *final* cards
     # (it does receive its second card later, at event 6), not from its cards at event 5, so dealing hand 1.2
     # first passes.
     fire(
@@ -1404,7 +1403,7 @@ CASES: list[Case] = [
         4,
         "additional_13",
     ),
-    # ENGINE DISAGREES: a losing additional wager returned (push, 0) is read as "not paid", hence correct; the
+    # Regression: a losing additional wager returned (push, 0) is read as "not paid", hence correct; the
     # wager loses on exactly 13 and must be collected.
     fire(
         "13:69F-2.17(c)",
@@ -1920,7 +1919,7 @@ CASES: list[Case] = [
         7,
         "settled_twice",
     ),
-    # ENGINE DISAGREES: check_additional reads only the first settlement of an additional wager and never reports
+    # Regression: check_additional reads only the first settlement of an additional wager and never reports
     # a second one.
     fire(
         "uncited:settled-twice",
