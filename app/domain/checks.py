@@ -16,6 +16,7 @@ Roles, by check:
   ``bj_beats_21``, ``dealer_bj_beats_21``, ``dealer_bj_after_double``, ``dealer_bj_after_split``,
   ``surrender_amount``, ``insurance_outcome``, ``insurance_odds``
 * timing: ``bj_paid_early``, ``insurance_collect_timing``, ``double_card_face``, ``double_card_reveal``
+* table limits: ``wager_limits``
 * additional wagers: ``additional_amount``, ``additional_type``, ``additional_outcome``, ``additional_13``,
   ``additional_timing``
 """
@@ -1045,7 +1046,24 @@ def _additional_wins(kind: str, own: list[str], dealer_first: list[str]) -> bool
     return any(c[0] == "7" for c in own + dealer_first)
 
 
+def check_table_limits(t: Trace, ctx: Ctx) -> None:
+    """Each box's original wager lies within the table's posted minimum and maximum, when the table posts them."""
+    low, high = t.elections.get("min_wager"), t.elections.get("max_wager")
+    for seat in t.seats.values():
+        if isinstance(low, int) and seat.wager < low or isinstance(high, int) and seat.wager > high:
+            ctx.emit(
+                "wager_limits",
+                None,
+                str(seat.seat),
+                f"Seat {seat.seat} wagered {seat.wager}, outside this table's posted limits "
+                f"({low if low is not None else 'no minimum'} to {high if high is not None else 'no maximum'}).",
+                expected=f"{low if low is not None else ''}..{high if high is not None else ''}",
+                actual=seat.wager,
+            )
+
+
 ALL_CHECKS = (
+    check_table_limits,
     check_player_draws,
     check_doubles,
     check_splits,

@@ -141,3 +141,10 @@ MISSING = uncited(
     "Every wager placed in the round (main, insurance, additional) is settled before the round ends.",
 )
 TWICE = uncited("settled-twice", "A wager is settled once", "payout", "No wager is settled twice.")
+TABLE_LIMITS = uncited(
+    "table-limits",
+    "Wagers within the table's posted limits",
+    "wager",
+    "Each box's original wager is at least the table's posted minimum and at most its posted maximum.",
+    ("min_wager", "max_wager"),
+)

@@ -308,6 +308,7 @@ ENTRIES: tuple[k.Entry, ...] = (
     (k.SURRENDER, ("surrender_not_offered", "surrender_when", "surrender_amount")),
     (k.MISSING, ("missing_settlement",)),
     (k.TWICE, ("settled_twice",)),
+    (k.TABLE_LIMITS, ("wager_limits",)),
 )
 
 

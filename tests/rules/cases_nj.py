@@ -1941,3 +1941,23 @@ CASES: list[Case] = [
     ),
     quiet("uncited:settled-twice", "each wager settled once", plain()),
 ]
+
+# uncited:table-limits: each box's original wager within the table's posted minimum and maximum
+CASES += [
+    fire(
+        "uncited:table-limits",
+        "wager above the posted maximum",
+        plain(min_wager=1000, max_wager=2000),
+        None,
+        "wager_limits",
+    ),
+    fire(
+        "uncited:table-limits",
+        "wager below the posted minimum",
+        plain(min_wager=5000),
+        None,
+        "wager_limits",
+    ),
+    quiet("uncited:table-limits", "wager exactly at the posted maximum", plain(min_wager=1000, max_wager=W)),
+    quiet("uncited:table-limits", "wager exactly at the posted minimum", plain(min_wager=W)),
+]

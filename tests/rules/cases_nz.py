@@ -1397,3 +1397,26 @@ CASES: list[Case] = [
     quiet("uncited:settled-twice", "each wager settled once", stands("KH", "QC", "9D", ("9S",), "win", W)),
     quiet("uncited:settled-twice", "even money and no further settlement", even_money_round()),
 ]
+
+# uncited:table-limits: each box's original wager within the table's posted minimum and maximum
+CASES += [
+    fire(
+        "uncited:table-limits",
+        "wager above the posted maximum",
+        stands("KH", "QC", "9D", ("9S",), "win", W, extra={"max_wager": W - 100}),
+        None,
+        "wager_limits",
+    ),
+    fire(
+        "uncited:table-limits",
+        "wager below the posted minimum",
+        stands("KH", "QC", "9D", ("9S",), "win", W, extra={"min_wager": W + 100}),
+        None,
+        "wager_limits",
+    ),
+    quiet(
+        "uncited:table-limits",
+        "wager within the posted limits",
+        stands("KH", "QC", "9D", ("9S",), "win", W, extra={"min_wager": W, "max_wager": W}),
+    ),
+]
