@@ -1,8 +1,8 @@
 """The ``bjaudit`` command line.
 
-    bjaudit audit ROUNDS.json [...]      audit rounds offline; one NDJSON result per round on stdout
-    bjaudit rules [--jurisdiction NZ]    the rule catalogue, with citation status and coverage
-    bjaudit serve                        run the HTTP service (migrating its database first)
+bjaudit audit ROUNDS.json [...]      audit rounds offline; one NDJSON result per round on stdout
+bjaudit rules [--jurisdiction NZ]    the rule catalogue, with citation status and coverage
+bjaudit serve                        run the HTTP service (migrating its database first)
 """
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ def _audit_one(rec: RecordText) -> tuple[dict[str, Any], int]:
     try:
         result = services.audit(text).result
     except services.ServiceError as exc:
-        line = {"round_id": exc.extra.get("round_id"), "source": rec.where, "error": services.problem_body(exc)}
+        line = {
+            "round_id": exc.extra.get("round_id"),
+            "source": rec.where,
+            "error": services.problem_body(exc),
+        }
         return line, EXIT_UNREADABLE
     return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
 
@@ -119,17 +123,27 @@ def build_parser() -> argparse.ArgumentParser:
         "2 any record unreadable.",
     )
     a.add_argument("paths", nargs="+", metavar="PATH", help="file of rounds, or - for standard input")
-    a.add_argument("--format", choices=["ndjson", "text"], default="ndjson", help="output format (default ndjson)")
+    a.add_argument(
+        "--format", choices=["ndjson", "text"], default="ndjson", help="output format (default ndjson)"
+    )
     a.set_defaults(func=cmd_audit)
 
-    r = sub.add_parser("rules", help="print the rule catalogue", description="Print every rule we know of, with "
-                       "its citation status (verified, unverified, uncited) and whether a round can be checked against it.")
+    r = sub.add_parser(
+        "rules",
+        help="print the rule catalogue",
+        description="Print every rule we know of, with "
+        "its citation status (verified, unverified, uncited) and whether a round can be checked against it.",
+    )
     r.add_argument("--jurisdiction", choices=["US-NJ", "NZ"], help="only this jurisdiction")
     r.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
     r.set_defaults(func=cmd_rules)
 
-    s = sub.add_parser("serve", help="run the HTTP service", description="Migrate the configured database (SQLite "
-                       "under ./var by default, or DATABASE_URL), then serve the API with uvicorn.")
+    s = sub.add_parser(
+        "serve",
+        help="run the HTTP service",
+        description="Migrate the configured database (SQLite "
+        "under ./var by default, or DATABASE_URL), then serve the API with uvicorn.",
+    )
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     s.set_defaults(func=cmd_serve)

@@ -1,0 +1,134 @@
+"""Request dependencies: the unit of work (the edge owns the transaction), the raw JSON body, the submitter.
+
+The trivial ones are ``async``: FastAPI would run a plain ``def`` dependency in a worker thread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import anyio.to_thread
+from anyio import CapacityLimiter
+from fastapi import Depends, Header, Request
+
+from app.api.problems import PayloadTooLarge, UnsupportedMediaType
+from app.config import Settings
+from app.store.db import Database
+
+SOURCE_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+T = TypeVar("T")
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+class UnitOfWork:
+    """The edge owns the transaction: ``await uow.run(use_case, *args)`` calls ``use_case(session, *args)`` in a
+    worker thread, commits there if it returns and rolls back if it raises; services below only flush.
+
+    One thread hop per request (database I/O and the audit are blocking work), and at most as many requests in
+    the database at once as the pool has connections: the others wait in the event loop, not in threads.
+    """
+
+    def __init__(self, db: Database, limiter: CapacityLimiter) -> None:
+        self.db = db
+        self.limiter = limiter
+
+    def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        with self.db.session() as session:
+            return fn(session, *args)
+
+    def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        with self.db.reading() as session:
+            return fn(session, *args)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """A use case that writes: one transaction, committed here."""
+        return await anyio.to_thread.run_sync(self._run, fn, args, limiter=self.limiter)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """A use case that only reads, with single-statement reads: no transaction needed."""
+        return await anyio.to_thread.run_sync(self._read, fn, args, limiter=self.limiter)
+
+
+async def get_unit_of_work(request: Request) -> UnitOfWork:
+    uow: UnitOfWork = request.app.state.unit_of_work
+    return uow
+
+
+UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]
+
+
+def _is_json(content_type: str | None) -> bool:
+    """``application/json`` or ``application/<x>+json``, in UTF-8 if a charset is named.
+
+    >>> _is_json("application/json"), _is_json("application/json; charset=UTF-8"), _is_json("text/plain")
+    (True, True, False)
+    >>> _is_json("application/json; charset=latin-1"), _is_json(None)
+    (False, False)
+    """
+    if not content_type:
+        return False
+    media, _, params = content_type.partition(";")
+    media = media.strip().lower()
+    if media != "application/json" and not (media.startswith("application/") and media.endswith("+json")):
+        return False
+    for param in params.split(";"):
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return False
+    return True
+
+
+async def json_body(request: Request) -> bytes:
+    """The request body, byte for byte, after checking its type and size. The body is streamed and reading stops
+    at ``max_body_bytes + 1``: an oversized body is never held in memory."""
+    limit = get_settings(request).max_body_bytes
+    content_type = request.headers.get("content-type")
+    if not _is_json(content_type):
+        raise UnsupportedMediaType(
+            f"Send the round as 'Content-Type: application/json' (UTF-8); got {content_type or 'no content type'!r}."
+        )
+    too_large = PayloadTooLarge(
+        f"The body is over the limit of {limit} bytes.",
+        extra={"max_body_bytes": limit},
+        headers={"Connection": "close"},
+    )
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+JsonBody = Annotated[bytes, Depends(json_body)]
+
+
+async def get_source(
+    request: Request,
+    x_bjaudit_source: Annotated[
+        str | None,
+        Header(
+            pattern=SOURCE_PATTERN,
+            description="The submitting table system (1-128 of A-Z a-z 0-9 . _ : -). Round IDs are unique per "
+            "source and jurisdiction. Defaults to the configured BJAUDIT_DEFAULT_SOURCE.",
+        ),
+    ] = None,
+) -> str:
+    return x_bjaudit_source or get_settings(request).default_source
+
+
+SourceDep = Annotated[str, Depends(get_source)]

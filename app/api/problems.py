@@ -1,0 +1,184 @@
+"""RFC 9457 problem details: every error this service answers, including the ones it did not mean to.
+
+One base class (:class:`app.services.ServiceError`) and one handler for the answers we mean; the framework's own
+errors (no such route, wrong method, a bad query parameter), a database that cannot be reached, and anything
+unexpected are mapped here too, so that no request ever gets a bare 500 or a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from http import HTTPStatus
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, ProgrammingError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+from starlette.responses import Response
+
+from app.services import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
+from app.services import ServiceError, problem_body
+
+log = logging.getLogger("bjaudit.api")
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class PayloadTooLarge(ServiceError):
+    status, slug, title = 413, "body-too-large", "The request body is too large"
+
+
+class UnsupportedMediaType(ServiceError):
+    status, slug, title = 415, "unsupported-media-type", "The request body must be JSON"
+
+
+class DatabaseUnavailable(ServiceError):
+    status, slug, title = 503, "database-unavailable", "The database is unavailable"
+
+
+def problem(
+    request: Request | None,
+    status: int,
+    *,
+    type_: str = "about:blank",
+    title: str | None = None,
+    detail: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body: dict[str, Any] = {
+        "type": type_,
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+    }
+    if detail:
+        body["detail"] = detail
+    if request is not None:
+        body["instance"] = request.url.path
+    if errors is not None:
+        body["errors"] = errors
+    if extra:
+        body.update({k: v for k, v in extra.items() if k not in body})
+    return Response(orjson.dumps(body), status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def service_problem(request: Request | None, exc: ServiceError) -> Response:
+    body = problem_body(exc, request.url.path if request is not None else None)
+    return Response(
+        orjson.dumps(body), status_code=exc.status, media_type=PROBLEM_JSON, headers=exc.headers or None
+    )
+
+
+def unavailable(request: Request | None, retry_after: int, detail: str) -> Response:
+    exc = DatabaseUnavailable(detail, headers={"Retry-After": str(retry_after)})
+    return service_problem(request, exc)
+
+
+def _retry_after(request: Request) -> int:
+    settings = getattr(request.app.state, "settings", None)
+    return int(getattr(settings, "retry_after_seconds", 5))
+
+
+def _is_undefined_table(exc: BaseException) -> bool:
+    orig = getattr(exc, "orig", None)
+    return getattr(orig, "sqlstate", None) == "42P01"  # undefined_table: the database is not migrated
+
+
+async def _on_service_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ServiceError)
+    return service_problem(request, exc)
+
+
+async def _on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    detail = (
+        exc.detail
+        if isinstance(exc.detail, str) and exc.detail != HTTPStatus(exc.status_code).phrase
+        else None
+    )
+    if exc.status_code == 404 and detail is None:
+        detail = f"No route {request.url.path!r}; see /docs for the API."
+    if exc.status_code == 405 and detail is None:
+        detail = f"{request.method} is not allowed on {request.url.path!r}."
+    return problem(request, exc.status_code, detail=detail, headers=dict(exc.headers or {}) or None)
+
+
+def _parameter_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for err in exc.errors():
+        loc = [str(p) for p in err.get("loc", ())]
+        where, name = (loc[0], ".".join(loc[1:])) if loc else ("request", "")
+        out.append({"in": where, "parameter": name, "detail": err.get("msg", "invalid")})
+    return out
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    errors = _parameter_errors(exc)
+    return problem(
+        request,
+        422,
+        type_=TYPE_PREFIX + "parameter-invalid",
+        title="A request parameter is invalid",
+        detail="; ".join(f"{e['in']} {e['parameter']}: {e['detail']}" for e in errors),
+        errors=errors,
+    )
+
+
+def _is_unavailable(exc: Exception) -> bool:
+    if isinstance(exc, PoolTimeout | OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(exc, ProgrammingError) and _is_undefined_table(exc)
+
+
+async def _on_database_error(request: Request, exc: Exception) -> Response:
+    if not _is_unavailable(exc):  # a constraint or data error is a bug of ours, not an outage
+        return await _on_unexpected(request, exc)
+    log.warning(
+        "database unavailable on %s %s: %s", request.method, request.url.path, getattr(exc, "orig", exc)
+    )
+    detail = (
+        "The database is not migrated; run `alembic upgrade head`."
+        if _is_undefined_table(exc)
+        else "The database cannot be reached; nothing was stored. Retry later."
+    )
+    return unavailable(request, _retry_after(request), detail)
+
+
+async def _on_client_disconnect(request: Request, exc: Exception) -> Response:
+    # The client went away while sending its body: nobody reads this answer, and nothing was stored.
+    log.info("client disconnected during %s %s", request.method, request.url.path)
+    return problem(request, 400, detail="The client disconnected before the request body was complete.")
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> Response:
+    error_id = uuid.uuid4().hex[:16]
+    log.error("unexpected error %s on %s %s", error_id, request.method, request.url.path, exc_info=exc)
+    return problem(
+        request,
+        500,
+        type_=TYPE_PREFIX + "internal",
+        title="Internal error",
+        detail="The request failed unexpectedly and nothing was stored; the error was logged.",
+        extra={"error_id": error_id},
+    )
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(ServiceError, _on_service_error)
+    app.add_exception_handler(StarletteHTTPException, _on_http_error)
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    # 503: OperationalError/InterfaceError (cannot connect, connection lost, SQLite cannot open or is locked), a
+    # table that does not exist (not migrated), a pool with no connection to give within db_pool_timeout.
+    app.add_exception_handler(DBAPIError, _on_database_error)
+    app.add_exception_handler(PoolTimeout, _on_database_error)
+    app.add_exception_handler(ClientDisconnect, _on_client_disconnect)
+    app.add_exception_handler(Exception, _on_unexpected)

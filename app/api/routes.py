@@ -1,0 +1,246 @@
+"""The HTTP routes: thin. Parse the request, call a use case in :mod:`app.services`, answer its bytes."""
+
+from __future__ import annotations
+
+import base64
+import functools
+from datetime import UTC, date, datetime, time
+from typing import Annotated, Any, Literal
+from urllib.parse import quote, urlencode
+
+import anyio.to_thread
+import orjson
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+from sqlalchemy import text
+
+from app import services
+from app.api import schemas
+from app.api.deps import SOURCE_PATTERN, JsonBody, SourceDep, UnitOfWorkDep, get_database
+from app.api.problems import PROBLEM_JSON, unavailable
+from app.services import InvalidQuery
+from app.store import migrate
+from app.store.rounds import Search
+
+JSON = "application/json"
+
+
+def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    descriptions = {
+        404: "No such round.",
+        409: "Conflict: the round_id was already submitted with a different record, or names several rounds.",
+        413: "The body is over the configured limit (BJAUDIT_MAX_BODY_BYTES, default 1 MiB).",
+        415: "The body is not JSON (Content-Type must be application/json, UTF-8).",
+        422: "The record (or a parameter) cannot be used; `errors` has one entry per problem with its JSON pointer.",
+        500: "Unexpected error (no internals disclosed; nothing was stored).",
+        503: "The database is unreachable or not migrated; retry after `Retry-After` seconds. Nothing was stored.",
+    }
+    return {s: {"model": schemas.Problem, "description": descriptions[s]} for s in statuses}
+
+
+ROUND_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "A recorded round, format v1. Kept byte for byte as sent.",
+        "content": {JSON: {"schema": {"$ref": "#/components/schemas/RoundModel"}}},
+    }
+}
+
+rounds = APIRouter(prefix="/v1", tags=["rounds"])
+rules = APIRouter(prefix="/v1", tags=["rules"])
+health = APIRouter(tags=["health"])
+
+
+@rounds.post(
+    "/rounds",
+    status_code=201,
+    response_model=schemas.AuditResult,
+    responses={
+        200: {
+            "model": schemas.AuditResult,
+            "description": "Replay: the same record was stored before; its stored "
+            "audit, byte for byte, with the header Idempotent-Replayed: true.",
+        },
+        201: {"description": "Audited and stored."},
+        **_problems(409, 413, 415, 422, 500, 503),
+    },
+    openapi_extra=ROUND_BODY,
+)
+async def submit_round(body: JsonBody, uow: UnitOfWorkDep, source: SourceDep) -> Response:
+    """Audit a round and store the record and its audit; the same record again answers the stored audit."""
+    outcome = await uow.run(services.submit_round, body, source)
+    location = f"/v1/rounds/{quote(outcome.round_id, safe='')}?" + urlencode(
+        {"source": source, "jurisdiction": outcome.jurisdiction}
+    )
+    headers = {"Location": location}
+    if not outcome.created:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(
+        outcome.body, status_code=201 if outcome.created else 200, media_type=JSON, headers=headers
+    )
+
+
+Verdict = Literal["compliant", "violations", "unreplayable"]
+_WHEN = "RFC 3339 timestamp with offset, or a date (midnight UTC)."
+
+
+def _instant(value: str | None, name: str) -> datetime | None:
+    """``2026-12-01`` (midnight UTC) or an RFC 3339 timestamp with its offset."""
+    if value is None:
+        return None
+    try:
+        if len(value) == 10:
+            return datetime.combine(date.fromisoformat(value), time(), UTC)
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise InvalidQuery(
+            f"?{name}= must be a date (2026-12-01) or a timestamp with its offset (2026-12-01T21:00:00-05:00).",
+            errors=[
+                {
+                    "in": "query",
+                    "parameter": name,
+                    "detail": f"not a date or a timestamp with offset: {value!r}",
+                }
+            ],
+        )
+    return when
+
+
+@rounds.get(
+    "/rounds",
+    response_model=schemas.RoundPage,
+    responses=_problems(422, 500, 503),
+)
+async def search_rounds(
+    uow: UnitOfWorkDep,
+    table: Annotated[str | None, Query(description="Table id.")] = None,
+    played_from: Annotated[
+        str | None, Query(alias="from", description="Played at or after. " + _WHEN)
+    ] = None,
+    played_to: Annotated[str | None, Query(alias="to", description="Played before. " + _WHEN)] = None,
+    rule: Annotated[
+        str | None,
+        Query(description="Rounds with a finding under this rule (its number or also-cited-as number)."),
+    ] = None,
+    verdict: Annotated[Verdict | None, Query()] = None,
+    jurisdiction: Annotated[str | None, Query()] = None,
+    source: Annotated[
+        str | None, Query(pattern=SOURCE_PATTERN, description="Submitting table system.")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    cursor: Annotated[
+        str | None, Query(max_length=200, description="next_cursor of the previous page.")
+    ] = None,
+) -> Response:
+    """Search stored rounds by table, date, rule, verdict: newest played first, keyset-paginated."""
+    q = Search(
+        table=table,
+        rule=rule,
+        verdict=verdict,
+        jurisdiction=jurisdiction,
+        source=source,
+        played_from=_instant(played_from, "from"),
+        played_to=_instant(played_to, "to"),
+    )
+    return Response(await uow.read(services.search_rounds, q, limit, cursor), media_type=JSON)
+
+
+SourceQuery = Annotated[
+    str | None, Query(pattern=SOURCE_PATTERN, description="The submitter, if several stored this round_id.")
+]
+JurisdictionQuery = Annotated[
+    str | None, Query(description="The jurisdiction, if the round_id is in several.")
+]
+
+
+@rounds.get(
+    "/rounds/{round_id}",
+    response_model=schemas.StoredRound,
+    responses=_problems(404, 409, 422, 500, 503),
+)
+async def get_round(
+    round_id: str, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
+) -> Response:
+    """The auditor's lookup: the record as received, its audit, and each cited rule's title, citation, paraphrase."""
+    return Response(await uow.read(services.lookup_round, round_id, source, jurisdiction), media_type=JSON)
+
+
+@rounds.get(
+    "/rounds/{round_id}/record",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "The record exactly as received (its SHA-256 in ETag and Repr-Digest).",
+            "content": {JSON: {"schema": {"$ref": "#/components/schemas/RoundModel"}}},
+        },
+        **_problems(404, 409, 422, 500, 503),
+    },
+)
+async def get_record(
+    round_id: str, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
+) -> Response:
+    """The stored record, byte for byte as it was received."""
+    rec = await uow.read(services.raw_record, round_id, source, jurisdiction)
+    digest = base64.b64encode(bytes.fromhex(rec.sha256)).decode()
+    return Response(
+        rec.body, media_type=JSON, headers={"ETag": f'"{rec.sha256}"', "Repr-Digest": f"sha-256=:{digest}:"}
+    )
+
+
+@rounds.post(
+    "/audit",
+    response_model=schemas.AuditResult,
+    responses=_problems(413, 415, 422, 500),
+    openapi_extra=ROUND_BODY,
+)
+async def dry_run(body: JsonBody) -> Response:
+    """Audit a round without storing anything (for integrators testing their feed)."""
+    audited = await anyio.to_thread.run_sync(services.audit, body)
+    return Response(audited.body, media_type=JSON)
+
+
+@rules.get("/rules", response_model=schemas.Catalogue, responses=_problems(422, 500))
+async def list_rules(
+    jurisdiction: Annotated[str | None, Query(description="US-NJ or NZ; all when absent.")] = None,
+) -> Response:
+    """The rule catalogue: citation, title, status, and whether the service can check each rule."""
+    return Response(_catalogue(jurisdiction), media_type=JSON)
+
+
+@functools.lru_cache(maxsize=16)
+def _catalogue(jurisdiction: str | None) -> bytes:
+    return orjson.dumps({"rules": services.rules(jurisdiction)})
+
+
+@health.get("/healthz", response_model=schemas.Health)
+async def healthz(request: Request) -> Response:
+    """The process is up (no database call)."""
+    return Response(orjson.dumps({"status": "ok", "version": request.app.version}), media_type=JSON)
+
+
+@health.get("/readyz", response_model=schemas.Ready, responses=_problems(500, 503))
+def readyz(request: Request) -> Response:
+    """Ready to serve: the database answers and its schema is at the migrations' head."""
+    db = get_database(request)
+    retry = request.app.state.settings.retry_after_seconds
+    try:
+        with db.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            current = migrate.current_revisions(conn)
+    except Exception:  # noqa: BLE001 - any failure here means "not ready"
+        return unavailable(request, retry, "The database cannot be reached.")
+    heads = request.app.state.migration_heads
+    if heads is None or current != heads:
+        return unavailable(
+            request,
+            retry,
+            f"The database schema is at {sorted(current) or 'no revision'}, the code needs {sorted(heads or [])}; "
+            "run `alembic upgrade head`.",
+        )
+    body = {"status": "ready", "database": db.engine.dialect.name, "revision": sorted(current)}
+    return Response(orjson.dumps(body), media_type=JSON)
+
+
+__all__ = ["rounds", "rules", "health", "PROBLEM_JSON"]

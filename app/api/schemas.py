@@ -1,0 +1,152 @@
+"""Wire schemas of the answers, for the OpenAPI document. Routes build their JSON directly (orjson) and declare
+these as ``response_model`` without paying for validation; the request round is :class:`app.schema.RoundModel`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Finding(BaseModel):
+    """One departure from a rule, found by replaying the round."""
+
+    rule: str = Field(description="The provision as its instrument numbers it, e.g. 13:69F-2.12(b)1 or 9.3.")
+    also_cited_as: list[str] = Field(description="The same provision's number in the other instrument.")
+    citation: str = Field(description="The full citation, e.g. N.J.A.C. 19:47-2.10(b).")
+    citation_status: Literal["verified", "unverified", "uncited"]
+    title: str
+    category: str = Field(
+        description="dealing, player_action, dealer_draw, wager, payout, timing, election, record"
+    )
+    event: int | None = Field(
+        description="0-based index into events of the event at fault; null for an absence."
+    )
+    hand: str | None = Field(description='The hand concerned ("3", "3.2", "dealer"), if any.')
+    message: str
+    expected: Any = Field(default=None, description="What the rule required.")
+    actual: Any = Field(default=None, description="What the record shows.")
+    amount_delta: int | None = Field(
+        default=None,
+        description="Money owed to (+) or by (-) the player, in minor units, when a payout is wrong.",
+    )
+
+
+class AuditResult(BaseModel):
+    """The audit of one round (round-v1 section 4)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    round_id: str
+    jurisdiction: str
+    verdict: Literal["compliant", "violations", "unreplayable"]
+    ruleset: str = Field(
+        description="The rules in force when the round was played, e.g. 'US-NJ 13:69F as of ...'."
+    )
+    engine_version: str
+    elections_source: Literal["record", "registered", "defaults"] = Field(
+        description="Where the table's rule elections came from."
+    )
+    elections: dict[str, Any] = Field(default_factory=dict, description="The elections the audit applied.")
+    findings: list[Finding]
+
+
+class RuleInfo(BaseModel):
+    title: str | None
+    citation: str | None
+    citation_status: str | None
+    paraphrase: str | None = Field(description="Our paraphrase of the rule; the citation is the authority.")
+
+
+class StoredRound(BaseModel):
+    """A stored round as the auditor sees it."""
+
+    round_id: str
+    source: str = Field(description="The table system that submitted it.")
+    jurisdiction: str
+    table_id: str
+    played_at: str = Field(description="RFC 3339, UTC.")
+    received_at: str = Field(description="RFC 3339, UTC.")
+    record_sha256: str = Field(description="SHA-256 (hex) of the record's bytes as received.")
+    record: dict[str, Any] = Field(
+        description="The record as received. Byte for byte at GET /v1/rounds/{round_id}/record."
+    )
+    audit: AuditResult = Field(description="The audit made when the round was received.")
+    rules: dict[str, RuleInfo] = Field(
+        description="For each rule cited by a finding: title, citation, paraphrase."
+    )
+
+
+class RoundSummary(BaseModel):
+    round_id: str
+    source: str
+    jurisdiction: str
+    table_id: str
+    played_at: str
+    received_at: str
+    verdict: Literal["compliant", "violations", "unreplayable"]
+    ruleset: str
+    engine_version: str
+    finding_count: int
+    record_sha256: str
+
+
+class RoundPage(BaseModel):
+    items: list[RoundSummary] = Field(description="Newest played first.")
+    next_cursor: str | None = Field(description="Pass as ?cursor= for the next page; null on the last page.")
+
+
+class CatalogueRule(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    jurisdiction: str
+    ruleset: str
+    rule: str
+    also_cited_as: list[str]
+    citation: str
+    citation_status: Literal["verified", "unverified", "uncited"]
+    title: str
+    category: str
+    elections: list[str] = Field(description="The table elections the rule depends on.")
+    checkable: bool = Field(description="Whether the service checks this rule from a recorded round.")
+    not_checkable_reason: str | None
+    paraphrase: str
+
+
+class Catalogue(BaseModel):
+    rules: list[CatalogueRule]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+
+
+class Ready(BaseModel):
+    status: Literal["ready"]
+    database: str
+    revision: list[str] = Field(
+        description="The database's Alembic revision(s), equal to the code's head(s)."
+    )
+
+
+class ProblemEntry(BaseModel):
+    """One problem with the request: a JSON pointer into the body, or a named parameter."""
+
+    pointer: str | None = Field(default=None, description="JSON pointer into the body, e.g. /events/7/card.")
+    parameter: str | None = Field(default=None, description="A query parameter or header, by name.")
+    in_: str | None = Field(default=None, alias="in", description="query, header or path.")
+    detail: str
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details (media type application/problem+json)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="urn:bjaudit:problem:<name>, or about:blank for plain HTTP errors.")
+    title: str
+    status: int
+    detail: str | None = None
+    instance: str | None = Field(default=None, description="The request path.")
+    errors: list[ProblemEntry] | None = Field(default=None, description="For 422: one entry per problem.")

@@ -1,0 +1,82 @@
+"""The service's settings: one class, one environment prefix (``BJAUDIT_``).
+
+The database URL is also read from the conventional ``DATABASE_URL`` and is written the way the ecosystem writes
+it (``postgresql://user@host:5432/db``, ``sqlite:///path``); :func:`sqlalchemy_url` picks the driver.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MIB = 1024 * 1024
+DEFAULT_DATABASE_URL = "sqlite:///./var/bjaudit.sqlite3"
+
+
+class Settings(BaseSettings):
+    """Every setting can be given as ``BJAUDIT_<NAME>`` (e.g. ``BJAUDIT_MAX_BODY_BYTES``)."""
+
+    model_config = SettingsConfigDict(env_prefix="BJAUDIT_", extra="ignore", populate_by_name=True)
+
+    database_url: str = Field(
+        default=DEFAULT_DATABASE_URL,
+        validation_alias=AliasChoices("BJAUDIT_DATABASE_URL", "DATABASE_URL", "database_url"),
+        description="Where rounds are stored: postgresql://user@host:5432/db or sqlite:///path. "
+        "BJAUDIT_DATABASE_URL wins over DATABASE_URL.",
+    )
+    max_body_bytes: int = Field(default=MIB, ge=1, description="Largest accepted request body, in bytes.")
+    default_source: str = Field(
+        default="default",
+        pattern=r"^[A-Za-z0-9._:-]{1,128}$",
+        description="The submitting table system when a request carries no X-Bjaudit-Source header.",
+    )
+    db_pool_size: int = Field(default=4, ge=1, description="Database connections kept open per process.")
+    db_max_overflow: int = Field(default=4, ge=0, description="Extra connections allowed under load.")
+    db_pool_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds a request waits for a free connection before answering 503."
+    )
+    db_connect_timeout: int = Field(default=5, ge=1, description="Seconds to wait when opening a connection.")
+    retry_after_seconds: int = Field(
+        default=5, ge=1, description="Retry-After sent with 503 when the database is unreachable."
+    )
+    host: str = Field(default="127.0.0.1", description="Address `bjaudit serve` listens on.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `bjaudit serve` listens on.")
+    workers: int = Field(default=1, ge=1, description="uvicorn worker processes for `bjaudit serve`.")
+    access_log: bool = Field(default=True, description="uvicorn access log (costs 15-30% on small requests).")
+    log_level: str = Field(default="info", description="uvicorn log level.")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def sqlalchemy_url(url: str) -> str:
+    """Map a database URL as the ecosystem writes it to the driver this service uses.
+
+    >>> sqlalchemy_url("postgresql://postgres@127.0.0.1:5432/bjaudit")
+    'postgresql+psycopg://postgres@127.0.0.1:5432/bjaudit'
+    >>> sqlalchemy_url("postgres://u:p@db/bjaudit")
+    'postgresql+psycopg://u:p@db/bjaudit'
+    >>> sqlalchemy_url("sqlite:///var/x.sqlite3")
+    'sqlite+pysqlite:///var/x.sqlite3'
+    >>> sqlalchemy_url("postgresql+psycopg://h/db")
+    'postgresql+psycopg://h/db'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"not a database URL: {url!r}")
+    scheme = scheme.lower()
+    if scheme in (
+        "postgresql",
+        "postgres",
+        "postgresql+psycopg2",
+        "postgresql+asyncpg",
+        "postgresql+psycopg",
+    ):
+        return f"postgresql+psycopg://{rest}"
+    if scheme in ("sqlite", "sqlite+pysqlite"):
+        return f"sqlite+pysqlite://{rest}"
+    raise ValueError(f"unsupported database URL scheme {scheme!r}: use postgresql:// or sqlite:///")

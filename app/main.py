@@ -1,0 +1,116 @@
+"""The ASGI application (``app.main:app``), its factory, and the two ways to run it.
+
+``serve()`` migrates the configured database to head, then runs uvicorn. ``export_openapi()`` writes the committed
+contract ``openapi/openapi.json``. Both are also reachable as ``python -m app.main serve|openapi``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from anyio import CapacityLimiter
+from fastapi import FastAPI
+
+from app import api
+from app.api.deps import UnitOfWork
+from app.auditing import ENGINE_VERSION as VERSION
+from app.config import Settings, get_settings
+from app.store import migrate
+from app.store.db import Database
+
+DESCRIPTION = """\
+Audits recorded blackjack rounds against New Jersey and New Zealand rules, and keeps every round and its audit.
+
+Errors are RFC 9457 problem details (`application/problem+json`). Round IDs are unique per submitting table system
+(`X-Bjaudit-Source` header, default `default`) and jurisdiction; resubmitting the same record is safe.
+"""
+
+OPENAPI_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        db = Database.from_settings(settings)
+        app.state.db = db
+        # As many requests in the database at once as the pool keeps connections: no overflow churn.
+        app.state.unit_of_work = UnitOfWork(db, CapacityLimiter(settings.db_pool_size))
+        try:
+            app.state.migration_heads = migrate.head_revisions()
+        except FileNotFoundError:
+            app.state.migration_heads = None
+        try:
+            yield
+        finally:
+            db.dispose()
+
+    app = FastAPI(
+        title="bjaudit",
+        version=VERSION,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    api.install(app)
+    return app
+
+
+app = create_app()
+
+
+def serve(host: str | None = None, port: int | None = None, reload: bool = False) -> None:
+    """Migrate the configured database to head, then serve ``app.main:app`` with uvicorn."""
+    import uvicorn
+
+    settings = get_settings()
+    migrate.upgrade_head(settings.database_url)
+    uvicorn.run(
+        "app.main:app",
+        host=host or settings.host,
+        port=port or settings.port,
+        reload=reload,
+        workers=None if reload else settings.workers,
+        access_log=settings.access_log,
+        log_level=settings.log_level,
+    )
+
+
+def openapi_text(application: FastAPI | None = None) -> str:
+    return json.dumps((application or create_app()).openapi(), indent=2, ensure_ascii=False) + "\n"
+
+
+def export_openapi(path: Path | str | None = None) -> Path:
+    """Write the OpenAPI document (default ``openapi/openapi.json``); a test fails when the app drifts from it."""
+    target = Path(path) if path is not None else OPENAPI_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(openapi_text(), encoding="utf-8")
+    return target
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.main")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("serve", help="migrate the database, then serve HTTP")
+    run.add_argument("--host")
+    run.add_argument("--port", type=int)
+    run.add_argument("--reload", action="store_true")
+    out = sub.add_parser("openapi", help="write openapi/openapi.json")
+    out.add_argument("path", nargs="?")
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        serve(args.host, args.port, args.reload)
+    else:
+        print(export_openapi(args.path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -1,0 +1,385 @@
+"""Use cases: submit a round, audit one without storing it, look rounds up, list the rules.
+
+Called by the HTTP API and the CLI. Functions take a :class:`~sqlalchemy.orm.Session` and never commit: the caller
+(the edge) owns the transaction.
+
+Why a request cannot be served is one exception tree, mapped to problem details in one handler::
+
+    ServiceError
+      +-- InvalidRound          422  the record cannot be read (schema, or it contradicts itself before replay)
+      +-- CannotAudit           422  no rules to audit it by (unknown jurisdiction, no ruleset in force)
+      +-- InvalidQuery          422  a search parameter that cannot be used (a bad cursor)
+      +-- RoundConflict         409  the round_id was already submitted with a different record
+      +-- AmbiguousRound        409  the round_id names rounds of several submitters or jurisdictions
+      +-- RoundNotFound         404
+      +-- (HTTP-level errors in app.api.problems: 413, 415)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import orjson
+from sqlalchemy.orm import Session
+
+from app.auditing import audit_round, catalogue, rule_details
+from app.domain.errors import AuditError
+from app.domain.model import Round
+from app.schema import RoundInvalid, parse_round
+from app.store import rounds as repo
+
+
+class ServiceError(Exception):
+    """Base of every error the service answers on purpose. ``status``/``slug``/``title`` become the problem."""
+
+    status: ClassVar[int] = 500
+    slug: ClassVar[str] = "internal"
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        errors: Sequence[dict[str, Any]] | None = None,
+        extra: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = list(errors) if errors is not None else None
+        self.extra = extra or {}
+        self.headers = headers or {}
+
+
+PROBLEM_TYPE_PREFIX = "urn:bjaudit:problem:"
+
+
+def problem_body(exc: ServiceError, instance: str | None = None) -> dict[str, Any]:
+    """The RFC 9457 problem details of an error, as a JSON-able dict (the API's answer, the CLI's error line)."""
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_PREFIX + exc.slug,
+        "title": exc.title,
+        "status": exc.status,
+        "detail": exc.detail,
+    }
+    if instance is not None:
+        body["instance"] = instance
+    if exc.errors is not None:
+        body["errors"] = exc.errors
+    body.update({k: v for k, v in exc.extra.items() if k not in body})
+    return body
+
+
+class InvalidRound(ServiceError):
+    status, slug, title = 422, "round-invalid", "The round cannot be read"
+
+
+class CannotAudit(ServiceError):
+    status, slug, title = 422, "round-not-auditable", "The round cannot be audited"
+
+
+class InvalidQuery(ServiceError):
+    status, slug, title = 422, "query-invalid", "The query cannot be used"
+
+
+class RoundConflict(ServiceError):
+    status, slug, title = 409, "round-conflict", "The round_id was already submitted with a different record"
+
+
+class AmbiguousRound(ServiceError):
+    status, slug, title = 409, "round-ambiguous", "The round_id names more than one stored round"
+
+
+class RoundNotFound(ServiceError):
+    status, slug, title = 404, "round-not-found", "No such round"
+
+
+# --- audit -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Audited:
+    round: Round
+    result: dict[str, Any]
+    body: bytes
+    """The audit result as JSON, exactly as answered (and, for a stored round, as stored)."""
+
+
+def _check_storable(rnd: Round) -> None:
+    """The identifiers kept in their own columns must be storable as text (PostgreSQL text cannot hold NUL),
+    so that a record the dry run accepts is one a submission can store."""
+    fields = {"/table/id": rnd.table_id, "/dealer_id": rnd.dealer_id, "/shoe_id": rnd.shoe_id}
+    bad = [
+        {"pointer": p, "detail": "must not contain the NUL character (\\u0000)"}
+        for p, v in fields.items()
+        if v and "\x00" in v
+    ]
+    if bad:
+        raise InvalidRound(
+            f"The record has {len(bad)} problem{'s' if len(bad) != 1 else ''}; nothing was stored.",
+            errors=bad,
+            extra={"round_id": rnd.round_id},
+        )
+
+
+def _parse(record: bytes | str) -> Round:
+    try:
+        return parse_round(record)
+    except RoundInvalid as exc:
+        errors = [{"pointer": p.get("pointer", ""), "detail": p.get("message", "")} for p in exc.problems]
+        n = len(errors)
+        raise InvalidRound(
+            f"The record has {n} problem{'s' if n != 1 else ''}; nothing was stored.",
+            errors=errors,
+            extra={"round_id": exc.round_id} if exc.round_id else None,
+        ) from exc
+
+
+def audit(record: bytes | str) -> Audited:
+    """Parse and audit a record; nothing is stored (the dry run)."""
+    rnd = _parse(record)
+    _check_storable(rnd)
+    try:
+        result = audit_round(rnd).to_dict()
+    except AuditError as exc:
+        raise CannotAudit(
+            exc.message,
+            errors=[{"pointer": exc.pointer, "detail": exc.message}],
+            extra={"round_id": rnd.round_id},
+        ) from exc
+    return Audited(rnd, result, orjson.dumps(result))
+
+
+# --- submit ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    created: bool
+    """False: the same record was submitted before, and ``body`` is the audit stored then."""
+    round_id: str
+    jurisdiction: str
+    body: bytes
+
+
+def submit_round(session: Session, record: bytes, source: str) -> Submitted:
+    """Audit a record and store it with its audit, once per (round_id, source, jurisdiction).
+
+    The same record again answers the stored audit; a different record under a stored round_id is a conflict and
+    changes nothing. The unique constraint decides, so concurrent submissions of one round are safe.
+    """
+    digest = hashlib.sha256(record).hexdigest()
+    done = audit(record)
+    rnd, result = done.round, done.result
+    findings: list[dict[str, Any]] = list(result.get("findings", ()))
+    pk = repo.insert_round(
+        session,
+        {
+            "source": source,
+            "jurisdiction": rnd.jurisdiction,
+            "round_id": rnd.round_id,
+            "table_id": rnd.table_id,
+            "played_at": rnd.played_at,
+            "dealer_id": rnd.dealer_id,
+            "shoe_id": rnd.shoe_id,
+            "received_at": datetime.now(UTC),
+            "record": record,
+            "record_sha256": digest,
+            "verdict": result["verdict"],
+            "ruleset": result["ruleset"],
+            "engine_version": result["engine_version"],
+            "elections_source": result["elections_source"],
+            "finding_count": len(findings),
+            "audit": done.body.decode(),
+        },
+    )
+    if pk is None:
+        stored = repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction)
+        if stored is None:  # deleted between the two statements: cannot happen without a delete path
+            raise RoundConflict("The round was being changed concurrently; retry.")
+        if stored.record_sha256 != digest:
+            raise RoundConflict(
+                f"Round {rnd.round_id!r} ({rnd.jurisdiction}) was already submitted by {source!r} with a different "
+                "record; nothing was changed.",
+                extra={"round_id": rnd.round_id, "stored_sha256": stored.record_sha256, "sha256": digest},
+            )
+        return Submitted(False, rnd.round_id, rnd.jurisdiction, stored.audit.encode())
+    repo.insert_findings(
+        session,
+        [
+            {
+                "round_pk": pk,
+                "seq": i,
+                "rule": f["rule"],
+                "also_cited_as": orjson.dumps(list(f["also_cited_as"])).decode()
+                if f.get("also_cited_as")
+                else None,
+                "citation_status": f["citation_status"],
+                "category": f["category"],
+                "event_index": f.get("event"),
+                "hand": f.get("hand"),
+                "amount_delta": f.get("amount_delta"),
+                "source": source,
+                "jurisdiction": rnd.jurisdiction,
+                "table_id": rnd.table_id,
+                "played_at": rnd.played_at,
+            }
+            for i, f in enumerate(findings)
+        ],
+    )
+    return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
+
+
+# --- look up ---------------------------------------------------------------------------------------------------
+
+
+def _record_json(record: bytes) -> orjson.Fragment | Any:
+    """The stored record as a JSON value for a response: the verbatim bytes where they are strict JSON."""
+    try:
+        orjson.loads(record)
+    except orjson.JSONDecodeError:
+        # Accepted by the parser but not strict JSON to orjson (a BOM, a huge integer...): re-encode it.
+        value = json.loads(record)
+        return orjson.Fragment(json.dumps(value, ensure_ascii=False, allow_nan=False).encode())
+    return orjson.Fragment(record)
+
+
+def _iso(ts: datetime) -> str:
+    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def lookup_round(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
+    """The auditor's view of one stored round, as JSON: the record as received, its audit, the rules cited."""
+    rows = repo.find_rounds(session, round_id, source, jurisdiction)
+    if not rows:
+        raise RoundNotFound(
+            f"No round {round_id!r} is stored" + (f" for source {source!r}" if source else "") + "."
+        )
+    if len(rows) > 1:
+        raise AmbiguousRound(
+            f"{len(rows)} stored rounds have round_id {round_id!r}; narrow with ?source= and/or ?jurisdiction=.",
+            extra={"candidates": [{"source": r.source, "jurisdiction": r.jurisdiction} for r in rows]},
+        )
+    row = rows[0]
+    audit_result = orjson.loads(row.audit)
+    rules: dict[str, dict[str, Any]] = {}
+    for f in audit_result.get("findings", ()):
+        rule = f["rule"]
+        if rule in rules:
+            continue
+        details = rule_details(row.jurisdiction, audit_result.get("ruleset", row.ruleset), rule) or {}
+        rules[rule] = {
+            "title": details.get("title", f.get("title")),
+            "citation": details.get("citation", f.get("citation")),
+            "citation_status": details.get("citation_status", f.get("citation_status")),
+            "paraphrase": details.get("paraphrase"),
+        }
+    return orjson.dumps(
+        {
+            "round_id": row.round_id,
+            "source": row.source,
+            "jurisdiction": row.jurisdiction,
+            "table_id": row.table_id,
+            "played_at": _iso(row.played_at),
+            "received_at": _iso(row.received_at),
+            "record_sha256": row.record_sha256,
+            "record": _record_json(row.record),
+            "audit": orjson.Fragment(row.audit.encode()),
+            "rules": rules,
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    body: bytes
+    sha256: str
+
+
+def raw_record(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> RawRecord:
+    rows = repo.find_rounds(session, round_id, source, jurisdiction)
+    if not rows:
+        raise RoundNotFound(f"No round {round_id!r} is stored.")
+    if len(rows) > 1:
+        raise AmbiguousRound(
+            f"{len(rows)} stored rounds have round_id {round_id!r}; narrow with ?source= and/or ?jurisdiction=.",
+            extra={"candidates": [{"source": r.source, "jurisdiction": r.jurisdiction} for r in rows]},
+        )
+    return RawRecord(rows[0].record, rows[0].record_sha256)
+
+
+# --- search ----------------------------------------------------------------------------------------------------
+
+
+def _encode_cursor(played_at: datetime, pk: int) -> str:
+    raw = f"{played_at.astimezone(UTC).isoformat()}|{pk}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        ts, pk = raw.split("|")
+        when = datetime.fromisoformat(ts)
+        if when.tzinfo is None:
+            raise ValueError("naive")
+        return when, int(pk)
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise InvalidQuery(
+            "The cursor is not one this service issued.",
+            errors=[{"parameter": "cursor", "detail": "bad cursor"}],
+        ) from exc
+
+
+def search_rounds(session: Session, q: repo.Search, limit: int, cursor: str | None) -> bytes:
+    """A page of stored rounds matching ``q``, newest played first, with the cursor of the next page."""
+    if cursor:
+        q = dataclasses.replace(q, after=_decode_cursor(cursor))
+    rows = repo.search_rounds(session, q, limit + 1)
+    page, more = rows[:limit], len(rows) > limit
+    items = [
+        {
+            "round_id": r.round_id,
+            "source": r.source,
+            "jurisdiction": r.jurisdiction,
+            "table_id": r.table_id,
+            "played_at": _iso(r.played_at),
+            "received_at": _iso(r.received_at),
+            "verdict": r.verdict,
+            "ruleset": r.ruleset,
+            "engine_version": r.engine_version,
+            "finding_count": r.finding_count,
+            "record_sha256": r.record_sha256,
+        }
+        for r in page
+    ]
+    next_cursor = _encode_cursor(page[-1].played_at, page[-1].id) if more else None
+    return orjson.dumps({"items": items, "next_cursor": next_cursor})
+
+
+# --- rules -----------------------------------------------------------------------------------------------------
+
+
+def rules(jurisdiction: str | None) -> list[dict[str, Any]]:
+    """The rule catalogue, of one jurisdiction or all."""
+    try:
+        entries = catalogue(jurisdiction)
+    except AuditError as exc:
+        entries = []
+        cause: Exception | None = exc
+    else:
+        cause = None
+    if jurisdiction is not None and not entries:
+        raise InvalidQuery(
+            f"No rules are held for jurisdiction {jurisdiction!r}.",
+            errors=[{"parameter": "jurisdiction", "detail": "unknown jurisdiction"}],
+        ) from cause
+    return entries

@@ -1,0 +1,91 @@
+"""Engine and sessions. One engine per process, built by the application's lifespan (or the CLI), never at import."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import Settings, sqlalchemy_url
+
+# What a broken or unreachable database raises: answered 503, never 500.
+UNAVAILABLE = (DBAPIError,)
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = make_url(sqlalchemy_url(settings.database_url))
+    kwargs: dict[str, Any] = {"pool_pre_ping": False}
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            # A directory that cannot be made is reported when a request needs the database (503), not here.
+            with contextlib.suppress(OSError):
+                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"timeout": settings.db_pool_timeout, "check_same_thread": False}
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "connect", _sqlite_on_connect)
+        return engine
+    kwargs.update(
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+        pool_timeout=settings.db_pool_timeout,
+        pool_recycle=1800,
+        connect_args={"connect_timeout": settings.db_connect_timeout, "application_name": "bjaudit"},
+    )
+    return create_engine(url, **kwargs)
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+    finally:
+        cursor.close()
+
+
+class Database:
+    """The engine and its session factory."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.sessionmaker = sessionmaker(engine, expire_on_commit=False, autoflush=False)
+        # Reads of one statement need no transaction: autocommit saves the BEGIN and COMMIT round trips.
+        self.read_sessionmaker = sessionmaker(
+            engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False, autoflush=False
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Database:
+        return cls(make_engine(settings))
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A unit of work: commits when the block ends, rolls back when it raises. Services below only flush."""
+        with self.sessionmaker() as session:
+            try:
+                yield session
+            except BaseException:
+                session.rollback()
+                raise
+            session.commit()
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for a use case that only reads, each statement on its own (autocommit)."""
+        with self.read_sessionmaker() as session:
+            yield session
+
+    def ping(self) -> None:
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+
+    def dispose(self) -> None:
+        self.engine.dispose()

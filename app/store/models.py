@@ -1,0 +1,152 @@
+"""The tables. The schema is what the migrations in ``migrations/`` say; these models must agree with them (a test
+compares the two).
+
+``rounds`` keeps each record verbatim (``bytea`` / ``BLOB``: the bytes as received, the evidence; never JSONB,
+which reorders keys) with its SHA-256, and the audit made when it was received (the JSON text returned to the
+submitter, so that a replayed submission gets the same bytes back). ``findings`` holds one row per finding,
+denormalised with the round's jurisdiction, table and time so that auditors can search by rule, table and date.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+VERDICTS = ("compliant", "violations", "unreplayable")
+ELECTIONS_SOURCES = ("record", "registered", "defaults")
+
+BigId = BigInteger().with_variant(Integer(), "sqlite")  # SQLite autoincrements only INTEGER PRIMARY KEY
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware timestamp stored in UTC: ``timestamptz`` on PostgreSQL; on SQLite a UTC text that sorts in time
+    order. Always read back aware (UTC)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTCDateTime column")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+class RoundRow(Base):
+    """A recorded round as received, and its audit."""
+
+    __tablename__ = "rounds"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(128))
+    """The table system that submitted the round (X-Bjaudit-Source, or the configured default)."""
+    jurisdiction: Mapped[str] = mapped_column(String(16))
+    round_id: Mapped[str] = mapped_column(String(128))
+    table_id: Mapped[str] = mapped_column(Text)
+    played_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    dealer_id: Mapped[str | None] = mapped_column(Text)
+    shoe_id: Mapped[str | None] = mapped_column(Text)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    record: Mapped[bytes] = mapped_column(LargeBinary)
+    """The request body, byte for byte."""
+    record_sha256: Mapped[str] = mapped_column(String(64))
+    verdict: Mapped[str] = mapped_column(String(16))
+    ruleset: Mapped[str] = mapped_column(Text)
+    engine_version: Mapped[str] = mapped_column(String(64))
+    elections_source: Mapped[str] = mapped_column(String(16))
+    finding_count: Mapped[int] = mapped_column(Integer)
+    audit: Mapped[str] = mapped_column(Text)
+    """The audit result as returned to the submitter (JSON text)."""
+
+    __table_args__ = (
+        UniqueConstraint("round_id", "source", "jurisdiction"),
+        CheckConstraint(f"verdict IN ({_in(VERDICTS)})", name="verdict"),
+        CheckConstraint(f"elections_source IN ({_in(ELECTIONS_SOURCES)})", name="elections_source"),
+        Index(None, "played_at", "id"),
+        Index(None, "table_id", "played_at"),
+    )
+
+
+class FindingRow(Base):
+    """One finding of a round's audit, with the round's coordinates copied for search."""
+
+    __tablename__ = "findings"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("rounds.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    """Position in the audit's ``findings`` list."""
+    rule: Mapped[str] = mapped_column(Text)
+    also_cited_as: Mapped[str | None] = mapped_column(Text)
+    """JSON array text of the other numbers the rule is cited as (``["13:69F-2.10(b)"]``), or NULL."""
+    citation_status: Mapped[str] = mapped_column(String(16))
+    category: Mapped[str] = mapped_column(String(32))
+    event_index: Mapped[int | None] = mapped_column(Integer)
+    hand: Mapped[str | None] = mapped_column(Text)
+    amount_delta: Mapped[int | None] = mapped_column(BigInteger)
+    source: Mapped[str] = mapped_column(String(128))
+    jurisdiction: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[str] = mapped_column(Text)
+    played_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        UniqueConstraint("round_pk", "seq"),
+        Index(None, "rule", "played_at"),
+    )
+
+
+rounds_table = cast(Table, RoundRow.__table__)
+findings_table = cast(Table, FindingRow.__table__)
+metadata = Base.metadata
+
+__all__: list[Any] = [
+    "Base",
+    "RoundRow",
+    "FindingRow",
+    "metadata",
+    "rounds_table",
+    "findings_table",
+    "NAMING_CONVENTION",
+    "UTCDateTime",
+]

@@ -1,0 +1,159 @@
+"""The rounds repository: SQLAlchemy Core on the caller's session. Nothing here commits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, Select, TextClause, and_, bindparam, exists, or_, select, text, tuple_
+from sqlalchemy.orm import Session
+
+from app.store.models import findings_table as F
+from app.store.models import rounds_table as R
+
+_UNIQUE = ("round_id", "source", "jurisdiction")
+
+
+def _insert_round_statement() -> TextClause:
+    # Text, not the dialects' insert(): their ON CONFLICT constructs are not cached by SQLAlchemy and would be
+    # compiled on every request. The statement is the same on PostgreSQL and SQLite (3.35+).
+    cols = [c for c in R.c if c.name != "id"]
+    sql = (
+        f"INSERT INTO {R.name} ({', '.join(c.name for c in cols)}) VALUES ({', '.join(':' + c.name for c in cols)}) "
+        f"ON CONFLICT ({', '.join(_UNIQUE)}) DO NOTHING RETURNING id"
+    )
+    return text(sql).bindparams(*[bindparam(c.name, type_=c.type) for c in cols])
+
+
+_INSERT_ROUND = _insert_round_statement()
+
+
+def insert_round(session: Session, values: Mapping[str, Any]) -> int | None:
+    """Insert a round; its primary key, or ``None`` when (round_id, source, jurisdiction) is already taken.
+
+    Race-safe: the unique constraint decides (``INSERT ... ON CONFLICT DO NOTHING``). On PostgreSQL a concurrent
+    insert of the same key waits for the other transaction and then does nothing if that one committed.
+    """
+    pk: int | None = session.execute(_INSERT_ROUND, dict(values)).scalar_one_or_none()
+    return pk
+
+
+def insert_findings(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
+    if rows:
+        session.execute(F.insert(), list(rows))
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    pk: int
+    record_sha256: str
+    audit: str
+
+
+def stored_submission(session: Session, round_id: str, source: str, jurisdiction: str) -> Stored | None:
+    row = session.execute(
+        select(R.c.id, R.c.record_sha256, R.c.audit).where(
+            R.c.round_id == round_id, R.c.source == source, R.c.jurisdiction == jurisdiction
+        )
+    ).one_or_none()
+    return None if row is None else Stored(row.id, row.record_sha256, row.audit)
+
+
+LOOKUP_COLUMNS = (
+    R.c.round_id,
+    R.c.source,
+    R.c.jurisdiction,
+    R.c.table_id,
+    R.c.played_at,
+    R.c.received_at,
+    R.c.record,
+    R.c.record_sha256,
+    R.c.ruleset,
+    R.c.audit,
+)
+
+
+def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> Select[Any]:
+    stmt = select(*LOOKUP_COLUMNS).where(R.c.round_id == bindparam("round_id"))
+    if by_source:
+        stmt = stmt.where(R.c.source == bindparam("source"))
+    if by_jurisdiction:
+        stmt = stmt.where(R.c.jurisdiction == bindparam("jurisdiction"))
+    return stmt.order_by(R.c.source, R.c.jurisdiction).limit(10)
+
+
+_LOOKUP = {(s, j): _lookup_statement(s, j) for s in (False, True) for j in (False, True)}
+
+
+def find_rounds(
+    session: Session, round_id: str, source: str | None, jurisdiction: str | None
+) -> Sequence[Row[Any]]:
+    """The rounds stored under ``round_id`` (one per submitter and jurisdiction; at most 10), narrowed by either
+    if given."""
+    stmt = _LOOKUP[(source is not None, jurisdiction is not None)]
+    params = {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
+    return session.execute(stmt, {k: v for k, v in params.items() if v is not None}).all()
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    table: str | None = None
+    rule: str | None = None
+    verdict: str | None = None
+    jurisdiction: str | None = None
+    source: str | None = None
+    played_from: datetime | None = None
+    played_to: datetime | None = None
+    after: tuple[datetime, int] | None = None
+    """Keyset cursor: the (played_at, id) of the last row of the previous page."""
+
+
+SEARCH_COLUMNS = (
+    R.c.id,
+    R.c.round_id,
+    R.c.source,
+    R.c.jurisdiction,
+    R.c.table_id,
+    R.c.played_at,
+    R.c.received_at,
+    R.c.verdict,
+    R.c.ruleset,
+    R.c.engine_version,
+    R.c.finding_count,
+    R.c.record_sha256,
+)
+
+
+def _like_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]:
+    """Rounds matching ``q``, newest played first, at most ``limit`` rows."""
+    conds: list[Any] = []
+    if q.table is not None:
+        conds.append(R.c.table_id == q.table)
+    if q.verdict is not None:
+        conds.append(R.c.verdict == q.verdict)
+    if q.jurisdiction is not None:
+        conds.append(R.c.jurisdiction == q.jurisdiction)
+    if q.source is not None:
+        conds.append(R.c.source == q.source)
+    if q.played_from is not None:
+        conds.append(R.c.played_at >= q.played_from)
+    if q.played_to is not None:
+        conds.append(R.c.played_at < q.played_to)
+    if q.rule is not None:
+        cited = F.c.also_cited_as.like(f'%"{_like_escape(q.rule)}"%', escape="\\")
+        conds.append(exists().where(F.c.round_pk == R.c.id, or_(F.c.rule == q.rule, cited)))
+    if q.after is not None:
+        conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
+    stmt = (
+        select(*SEARCH_COLUMNS)
+        .where(and_(True, *conds))
+        .order_by(R.c.played_at.desc(), R.c.id.desc())
+        .limit(limit)
+    )
+    return session.execute(stmt).all()
