@@ -1,8 +1,8 @@
 """The ``bjaudit`` command line.
 
-bjaudit audit ROUNDS.json [...]      audit rounds offline; one NDJSON result per round on stdout
-bjaudit rules [--jurisdiction NZ]    the rule catalogue, with citation status and coverage
-bjaudit serve                        run the HTTP service (migrating its database first)
+``bjaudit audit ROUNDS.json ...`` audits rounds offline (one NDJSON result per round on stdout);
+``bjaudit rules`` prints the rule catalogue with citation status and coverage; ``bjaudit serve`` runs the HTTP
+service, migrating its database first.
 """
 
 from __future__ import annotations
@@ -144,8 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Migrate the configured database (SQLite "
         "under ./var by default, or DATABASE_URL), then serve the API with uvicorn.",
     )
-    s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    s.add_argument("--host", help="address to bind (default: BJAUDIT_HOST, else 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port (default: BJAUDIT_PORT, else 8000)")
     s.set_defaults(func=cmd_serve)
     return p
 
