@@ -49,7 +49,7 @@ def _describe(ruleset: Ruleset, rule: Rule) -> dict[str, Any]:
 
 def catalogue(jurisdiction: str | None = None) -> list[dict[str, Any]]:
     """Every rule we know of, checkable or not, by jurisdiction and ruleset."""
-    out = []
+    out: list[dict[str, Any]] = []
     for code in sorted(RULESETS):
         if jurisdiction is not None and code != jurisdiction:
             continue

@@ -50,6 +50,7 @@ class AuditResult:
 def resolve_elections(
     round_: Round, ruleset: Ruleset, registered: Mapping[str, Any] | None
 ) -> tuple[dict[str, Any], ElectionsSource]:
+    given: Mapping[str, Any]
     if round_.rules is not None:
         given, source = round_.rules, "record"
     elif registered is not None:

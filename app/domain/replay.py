@@ -171,15 +171,15 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     seats: dict[int, SeatState] = {}
     hands: dict[HandId, HandState] = {}
     for sw in round_.seats:
-        h = HandState(id=(sw.seat, 1), wager=sw.wager)
+        first = HandState(id=(sw.seat, 1), wager=sw.wager)
         seats[sw.seat] = SeatState(
             seat=sw.seat,
             wager=sw.wager,
-            hands=[h],
+            hands=[first],
             additional_kind=sw.additional.kind if sw.additional else None,
             additional_amount=sw.additional.amount if sw.additional else 0,
         )
-        hands[h.id] = h
+        hands[first.id] = first
 
     dealer: list[CardAt] = []
     problems: list[RecordProblem] = []
@@ -226,6 +226,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             problem(i, str(seat), f"{what} names seat {seat}, which placed no wager.")
         return s
 
+    h: HandState | None
     for i, ev in enumerate(round_.events):
         if not isinstance(ev, Deal | Peek) and initial_deal_end is not None:
             initial_open = False

@@ -36,7 +36,7 @@ def not_checkable(rule: Rule, reason: str) -> Rule:
 
 
 def _fields(rule: Rule) -> dict[str, Any]:
-    return {name: getattr(rule, name) for name in rule.__slots__}  # type: ignore[attr-defined]
+    return {name: getattr(rule, name) for name in rule.__slots__}
 
 
 def build_ruleset(
