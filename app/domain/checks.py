@@ -24,11 +24,11 @@ Roles, by check:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.domain.cards import TEN_VALUE, hand_total, is_natural, value
 from app.domain.replay import CardAt, HandState, Trace
-from app.domain.rules import Ctx
+from app.domain.rules import Check, Ctx
 
 # ---------------------------------------------------------------------------------------------------------------
 # Player draws
@@ -110,6 +110,8 @@ def _cards_at(h: HandState, event: int) -> list[str]:
 
 
 def check_doubles(t: Trace, ctx: Ctx) -> None:
+    if "double" not in t.present:
+        return
     e = t.elections
     for h in t.all_hands():
         total_doubled = 0
@@ -170,6 +172,8 @@ def check_doubles(t: Trace, ctx: Ctx) -> None:
 
 
 def check_splits(t: Trace, ctx: Ctx) -> None:
+    if "split" not in t.present:
+        return
     e = t.elections
     for seat in t.seats.values():
         for h in seat.hands:
@@ -324,6 +328,8 @@ def check_split_order(t: Trace, ctx: Ctx) -> None:
 
 
 def check_surrender(t: Trace, ctx: Ctx) -> None:
+    if "surrender" not in t.present:
+        return
     offered = t.elections.get("surrender")
     for h in t.all_hands():
         i = h.surrendered_at
@@ -361,6 +367,8 @@ def _dealer_first_at(t: Trace, event: int) -> str | None:
 
 
 def check_insurance(t: Trace, ctx: Ctx) -> None:
+    if "insurance" not in t.present:
+        return
     min_chip = t.elections.get("min_chip")
     for seat in t.seats.values():
         placed = 0
@@ -420,6 +428,8 @@ def check_insurance(t: Trace, ctx: Ctx) -> None:
 
 
 def check_even_money(t: Trace, ctx: Ctx) -> None:
+    if "even_money" not in t.present:
+        return
     for seat in t.seats.values():
         h = seat.hands[0]
         if h.even_money is None:
@@ -579,8 +589,8 @@ def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
     for h in t.all_hands():
         if h.surrendered_at is not None or h.even_money is not None:
             continue
-        actual = _expect(t, h, t.dealer_values).primary
-        should = _expect(t, h, dealer_cards).primary
+        actual = _expect(t, h, _dealer_facts(t.dealer_values)).nets[0]
+        should = _expect(t, h, _dealer_facts(dealer_cards)).nets[0]
         if actual != should:
             delta += should - actual
             changed.append(f"hand {h.name} would have {_verb(should)} instead of {_verb(actual)}")
@@ -603,17 +613,12 @@ def _done(net: int) -> str:
 # Settlements
 
 
-@dataclass(frozen=True, slots=True)
-class Expect:
+class Expect(NamedTuple):
     nets: tuple[int, ...]
     """Acceptable nets to the player (+ paid, - collected); the first is the one we quote."""
     direction: str
     amount: str
     why: str
-
-    @property
-    def primary(self) -> int:
-        return self.nets[0]
 
 
 def _ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
@@ -621,18 +626,28 @@ def _ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
     return (exact,) if rest == 0 else (exact, exact + 1)
 
 
-def _expect(t: Trace, h: HandState, dealer: Sequence[str]) -> Expect:
-    wager, stake = h.wager, h.stake
-    pt, _ = h.total()
-    dt, _ = hand_total(dealer)
-    dbj = is_natural(list(dealer[:2])) and len(dealer) >= 2
+DealerFacts = tuple[int, bool, bool]
+"""The dealer's total, whether it is a blackjack, and whether the first card is an ace or ten-value."""
+
+
+def _dealer_facts(dealer: Sequence[str]) -> DealerFacts:
     up = dealer[0] if dealer else None
-    ace_ten = up is not None and (up[0] == "A" or up[0] in TEN_VALUE)
+    return (
+        hand_total(dealer)[0],
+        len(dealer) >= 2 and is_natural([dealer[0], dealer[1]]),
+        up is not None and (up[0] == "A" or up[0] in TEN_VALUE),
+    )
+
+
+def _expect(t: Trace, h: HandState, dealer: DealerFacts) -> Expect:
+    wager, stake = h.wager, h.stake
+    pt = hand_total([c.card for c in h.cards])[0]
+    dt, dbj, ace_ten = dealer
     if h.surrendered_at is not None:
         return Expect(
-            (-(wager // 2), -((wager + 1) // 2)), "surrender_amount", "surrender_amount", "surrender"
+            (-(wager // 2), -((wager + 1) // 2)), "surrender_amount", "surrender_amount", "it surrendered"
         )
-    if t.is_blackjack(h):
+    if h.blackjack:
         if dbj:
             return Expect(
                 (0,),
@@ -667,7 +682,7 @@ def _sign(n: int) -> int:
 
 
 def check_settlements(t: Trace, ctx: Ctx) -> None:
-    dealer = t.dealer_values
+    facts = _dealer_facts(t.dealer_values)
     original_only = ctx.params.get("dealer_blackjack_collects") == "original_only"
     for seat in t.seats.values():
         aggregate = t.dealer_blackjack and seat.split
@@ -705,7 +720,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             if aggregate:
                 continue
             i, settle = h.settles[0]
-            exp = _expect(t, h, dealer)
+            exp = _expect(t, h, facts)
             if t.dealer_blackjack and h.doubles and not t.is_blackjack(h):
                 # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
                 only = -h.wager
@@ -780,6 +795,8 @@ def _compare_split_seat(t: Trace, ctx: Ctx, seat_no: int, original_only: bool) -
 
 
 def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
+    if "insurance" not in t.present:
+        return
     second = t.dealer[1] if len(t.dealer) >= 2 else None
     third_at = t.dealer[2].event if len(t.dealer) >= 3 else None
     for seat in t.seats.values():
@@ -867,6 +884,8 @@ def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
 
 
 def check_double_card(t: Trace, ctx: Ctx) -> None:
+    if "double" not in t.present:
+        return
     mode = t.elections.get("double_card") or "face_up"
     dealer_done = t.dealer_done_at()
     dealer_done = -1 if dealer_done is None else dealer_done
@@ -930,6 +949,8 @@ _KIND_ELECTION = {
 
 
 def check_additional(t: Trace, ctx: Ctx) -> None:
+    if all(seat.additional_kind is None for seat in t.seats.values()):
+        return
     offered = t.elections.get("additional_wager") or "none"
     required = ctx.params.get("additional_wager_amount")
     initial = sorted((c for _, c in t.player_cards if c.kind == "initial"), key=lambda c: c.event)
@@ -1049,6 +1070,8 @@ def _additional_wins(kind: str, own: list[str], dealer_first: list[str]) -> bool
 def check_table_limits(t: Trace, ctx: Ctx) -> None:
     """Each box's original wager lies within the table's posted minimum and maximum, when the table posts them."""
     low, high = t.elections.get("min_wager"), t.elections.get("max_wager")
+    if low is None and high is None:
+        return
     for seat in t.seats.values():
         if isinstance(low, int) and seat.wager < low or isinstance(high, int) and seat.wager > high:
             ctx.emit(
@@ -1061,6 +1084,71 @@ def check_table_limits(t: Trace, ctx: Ctx) -> None:
                 actual=seat.wager,
             )
 
+
+ROLES: dict[Check, frozenset[str]] = {
+    check_table_limits: frozenset({"wager_limits"}),
+    check_player_draws: frozenset(
+        {"hit_over_21", "hit_on_21", "double_one_card", "split_aces_draw", "split_aces_more"}
+    ),
+    check_doubles: frozenset(
+        {"double_when", "double_on_21", "double_amount", "das_prohibited_6to5", "das_prohibited"}
+    ),
+    check_splits: frozenset(
+        {"split_pair", "split_amount", "resplit_not_elected", "resplit_limit", "resplit_aces"}
+    ),
+    check_split_order: frozenset({"split_order"}),
+    check_surrender: frozenset({"surrender_not_offered", "surrender_when"}),
+    check_insurance: frozenset({"insurance_when", "insurance_amount", "insurance_timing", "insurance_chips"}),
+    check_even_money: frozenset({"even_money_when", "even_money_amount", "even_money_timing"}),
+    check_dealer_draw: frozenset(
+        {"draw_s17", "draw_h17", "draw_6to5", "draw_hand_dealt", "draw_unknown", "needless_draw"}
+    ),
+    check_settlements: frozenset(
+        {
+            "missing_settlement",
+            "settled_twice",
+            "lose_amount",
+            "win_odds",
+            "bj_odds",
+            "bj_vs_dealer_ace_ten",
+            "bust_loses",
+            "dealer_bust",
+            "higher_total",
+            "lower_total",
+            "equal_totals",
+            "bj_beats_21",
+            "dealer_bj_beats_21",
+            "dealer_bj_after_double",
+            "dealer_bj_after_split",
+            "surrender_amount",
+        }
+    ),
+    check_insurance_settlements: frozenset(
+        {
+            "missing_settlement",
+            "settled_twice",
+            "insurance_outcome",
+            "insurance_odds",
+            "lose_amount",
+            "insurance_collect_timing",
+        }
+    ),
+    check_blackjack_paid_early: frozenset({"bj_paid_early"}),
+    check_double_card: frozenset({"double_card_face", "double_card_reveal"}),
+    check_additional: frozenset(
+        {
+            "additional_type",
+            "additional_amount",
+            "additional_outcome",
+            "additional_13",
+            "additional_timing",
+            "missing_settlement",
+            "settled_twice",
+            "lose_amount",
+        }
+    ),
+}
+"""The roles each check reports in: a ruleset runs only the checks with at least one role it binds."""
 
 ALL_CHECKS = (
     check_table_limits,

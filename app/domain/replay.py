@@ -9,7 +9,6 @@ record problems is unreplayable.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,6 +60,7 @@ class HandState:
     settles: list[tuple[int, Settle]] = field(default_factory=list)
     actions: list[tuple[int, str]] = field(default_factory=list)  # recorded hit/stand decisions
     splits: list[int] = field(default_factory=list)  # events at which this hand was split
+    blackjack: bool = False  # set when the replay ends: a natural in a hand of a seat that never split
 
     @property
     def name(self) -> str:
@@ -131,6 +131,12 @@ class Trace:
     """Index of the first card dealt to any player hand after the initial deal."""
     first_later_card: int | None
     """Index of the first card dealt to anyone after the initial deal."""
+    present: frozenset[str]
+    """The event types the round contains (lets a check skip a round with nothing for it)."""
+    dealer_values: list[str]
+    dealer_blackjack: bool
+    hand_list: list[HandState]
+    """Every player hand, seat by seat, each seat's hands in the order they were created."""
 
     @property
     def events(self) -> tuple[Any, ...]:
@@ -138,15 +144,7 @@ class Trace:
 
     def is_blackjack(self, hand: HandState) -> bool:
         """A natural in a hand's first two cards; a hand of a seat that split is never a blackjack."""
-        return not self.seats[hand.id[0]].split and is_natural(hand.values)
-
-    @property
-    def dealer_values(self) -> list[str]:
-        return [c.card for c in self.dealer]
-
-    @property
-    def dealer_blackjack(self) -> bool:
-        return is_natural(self.dealer_values[:2]) and len(self.dealer) >= 2
+        return hand.blackjack
 
     @property
     def dealer_up(self) -> str | None:
@@ -163,7 +161,7 @@ class Trace:
         return max(marks) if marks else None
 
     def all_hands(self) -> list[HandState]:
-        return [h for s in self.seats.values() for h in s.hands]
+        return self.hand_list
 
 
 def replay(round_: Round, elections: dict[str, Any]) -> Trace:
@@ -185,7 +183,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     problems: list[RecordProblem] = []
     player_cards: list[tuple[HandState, CardAt]] = []
     peeks: list[tuple[int, bool]] = []
-    counts: Counter[str] = Counter()
+    counts: dict[str, int] = {}
     initial_deal_end: int | None = None
     initial_open = True  # still inside the initial deal: only first and second cards dealt so far
     # Whether the dealer's second card belongs to the initial deal (a hole card): the table's election says so;
@@ -196,7 +194,6 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     dealer_second_at: int | None = None
     first_later_player_card: int | None = None
     first_later_card: int | None = None
-    waiting = {h.id for h in hands.values()}  # hands still owed an initial card
 
     def problem(i: int, hand: str | None, message: str, expected: Any = None, actual: Any = None) -> None:
         problems.append(RecordProblem(i, hand, message, expected, actual))
@@ -226,54 +223,99 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             problem(i, str(seat), f"{what} names seat {seat}, which placed no wager.")
         return s
 
+    owed = 2 * len(seats)  # initial cards still owed to the seats' original hands
     h: HandState | None
     for i, ev in enumerate(round_.events):
-        if not isinstance(ev, Deal | Peek) and initial_deal_end is not None:
-            initial_open = False
-        if isinstance(ev, Deal):
-            initial = initial_open and _initial_card(ev, hands, seats, dealer, second_initial)
-            if not initial:
-                initial_open = False
-            counts[ev.card] += 1
-            if counts[ev.card] > decks:
+        kind_of_event = ev.type
+        if kind_of_event == "deal":
+            assert isinstance(ev, Deal)
+            to, card = ev.to, ev.card
+            initial = False
+            if initial_open:
+                if to == DEALER:
+                    nd = len(dealer)
+                    initial = nd == 0 or (
+                        nd == 1 and (ev.face == "down" if second_initial is None else bool(second_initial))
+                    )
+                else:
+                    h = hands.get(to)  # type: ignore[arg-type]
+                    # a first or second card to a seat's original hand, before any split or double
+                    initial = (
+                        h is not None and h.id[1] == 1 and len(h.cards) < 2 and not h.splits and not h.doubles
+                    )
+                initial_open = initial
+            n = counts.get(card, 0) + 1
+            counts[card] = n
+            if n > decks:
                 problem(
                     i,
-                    target_name(ev.to),
-                    f"{ev.card} is dealt for the {_nth(counts[ev.card])} time, but {decks} deck"
+                    target_name(to),
+                    f"{card} is dealt for the {_nth(n)} time, but {decks} deck"
                     f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
                     decks,
-                    counts[ev.card],
+                    n,
                 )
                 continue
-            if ev.to == DEALER:
-                kind: CardKind = "initial" if len(dealer) < 2 else "draw"
-                dealer.append(CardAt(ev.card, i, ev.face, kind))
+            if to == DEALER:
+                dealer.append(CardAt(card, i, ev.face, "initial" if len(dealer) < 2 else "draw"))
                 if len(dealer) == 2:
                     dealer_second_at = i
             else:
-                h = hand_of(i, ev.to, "A deal")  # type: ignore[arg-type]
+                h = hands.get(to)  # type: ignore[arg-type]
                 if h is None:
+                    hand_of(i, to, "A deal")  # type: ignore[arg-type]
                     continue
+                kind: CardKind
                 if h.double_pending:
                     kind = "double"
                     h.double_pending = False
-                elif len(h.cards) < 2 and h.created_by is None and not h.splits:
-                    kind = "initial"
                 elif len(h.cards) < 2:
-                    kind = "split"
+                    kind = "initial" if h.created_by is None and not h.splits else "split"
                 else:
                     kind = "draw"
-                c = CardAt(ev.card, i, ev.face, kind)
+                c = CardAt(card, i, ev.face, kind)
                 h.cards.append(c)
                 player_cards.append((h, c))
-                if not initial and initial_deal_end is not None and first_later_player_card is None:
+                if initial:
+                    owed -= 1
+                elif initial_deal_end is not None and first_later_player_card is None:
                     first_later_player_card = i
             if initial:
-                waiting = {hid for hid in waiting if len(hands[hid].cards) < 2}
-                if not waiting and dealer:
+                if owed == 0 and dealer:
                     initial_deal_end = i
             elif initial_deal_end is not None and first_later_card is None:
                 first_later_card = i
+            continue
+        if kind_of_event != "peek" and initial_deal_end is not None:
+            initial_open = False
+        if isinstance(ev, Settle):
+            if ev.bet == "main":
+                assert ev.hand is not None
+                if (h := hand_of(i, ev.hand, "A settlement")) is not None:
+                    h.settles.append((i, ev))
+            else:
+                assert ev.seat is not None
+                s = seat_of(i, ev.seat, f"An {ev.bet} settlement")
+                if s is None:
+                    continue
+                if ev.bet == "insurance":
+                    if not any(e < i for e, _ in s.insurance):
+                        problem(
+                            i,
+                            str(ev.seat),
+                            f"Settlement of seat {ev.seat}'s insurance, which was never placed.",
+                        )
+                        continue
+                    s.insurance_settles.append((i, ev))
+                else:
+                    if s.additional_kind is None:
+                        problem(
+                            i,
+                            str(ev.seat),
+                            f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
+                        )
+                        continue
+                    s.additional_settles.append((i, ev))
         elif isinstance(ev, Reveal):
             pool = dealer if ev.to == DEALER else (h.cards if (h := hand_of(i, ev.to, "A reveal")) else None)  # type: ignore[arg-type]
             if pool is None:
@@ -338,39 +380,20 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         elif isinstance(ev, Surrender):
             if (h := hand_of(i, ev.hand, "A surrender")) is not None:
                 h.surrendered_at = i
-        elif isinstance(ev, Hit | Stand):
-            if (h := hand_of(i, ev.hand, f"A {ev.type}")) is not None:
-                h.actions.append((i, ev.type))
-        elif isinstance(ev, Settle):
-            if ev.bet == "main":
-                assert ev.hand is not None
-                if (h := hand_of(i, ev.hand, "A settlement")) is not None:
-                    h.settles.append((i, ev))
-            else:
-                assert ev.seat is not None
-                s = seat_of(i, ev.seat, f"An {ev.bet} settlement")
-                if s is None:
-                    continue
-                if ev.bet == "insurance":
-                    if not any(e < i for e, _ in s.insurance):
-                        problem(
-                            i,
-                            str(ev.seat),
-                            f"Settlement of seat {ev.seat}'s insurance, which was never placed.",
-                        )
-                        continue
-                    s.insurance_settles.append((i, ev))
-                else:
-                    if s.additional_kind is None:
-                        problem(
-                            i,
-                            str(ev.seat),
-                            f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
-                        )
-                        continue
-                    s.additional_settles.append((i, ev))
+        elif isinstance(ev, Hit | Stand) and (h := hand_of(i, ev.hand, f"A {ev.type}")) is not None:
+            h.actions.append((i, ev.type))
 
+    hand_list = [x for st in seats.values() for x in st.hands]
+    for x in hand_list:
+        x.blackjack = (
+            len(x.cards) == 2 and not seats[x.id[0]].split and is_natural([x.cards[0].card, x.cards[1].card])
+        )
+    dealer_values = [c.card for c in dealer]
     return Trace(
+        present=frozenset(e.type for e in round_.events),
+        dealer_values=dealer_values,
+        dealer_blackjack=len(dealer) >= 2 and is_natural(dealer_values[:2]),
+        hand_list=hand_list,
         round=round_,
         elections=elections,
         seats=seats,
@@ -384,25 +407,6 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         first_later_player_card=first_later_player_card,
         first_later_card=first_later_card,
     )
-
-
-def _initial_card(
-    ev: Deal,
-    hands: dict[HandId, HandState],
-    seats: dict[int, SeatState],
-    dealer: list[CardAt],
-    second_initial: bool | None,
-) -> bool:
-    """Whether a deal can still belong to the initial deal: the dealer's first card (and its hole card, in a
-    hole-card game), or a first or second card to a seat's original, unsplit hand."""
-    if ev.to == DEALER:
-        if not dealer:
-            return True
-        if len(dealer) == 1:
-            return ev.face == "down" if second_initial is None else second_initial
-        return False
-    h = hands.get(ev.to)  # type: ignore[arg-type]
-    return h is not None and h.id[1] == 1 and not seats[h.id[0]].split and len(h.cards) < 2 and not h.doubles
 
 
 def _nth(n: int) -> str:

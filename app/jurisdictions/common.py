@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
+from app.domain.checks import ROLES
 from app.domain.rules import Category, Check, CitationStatus, Rule, Ruleset
 
 __all__ = ["Category", "CitationStatus", "Entry", "build_ruleset", "not_checkable", "uncited"]
@@ -63,6 +64,8 @@ def build_ruleset(
                 )
             roles[role] = rule
     catalogue.extend(also_listed)
+    # Run only the checks that can report in a role this jurisdiction binds.
+    checks = tuple(ch for ch in checks if ROLES.get(ch, frozenset(roles)) & roles.keys())
     return Ruleset(
         jurisdiction=jurisdiction,
         name=name,

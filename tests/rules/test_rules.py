@@ -61,3 +61,33 @@ def test_every_bound_role_has_a_firing_case(jurisdiction: str) -> None:
             if not any(c.role == role and c.rule == rule.rule and not c.quiet for c in cases):
                 missing.append(f"{role} -> {rule.rule}")
     assert not missing, f"{jurisdiction} roles without a firing case: {missing}"
+
+
+def test_each_check_reports_only_in_the_roles_it_declares() -> None:
+    """``checks.ROLES`` decides which checks a ruleset runs; a role missing there would silence a rule."""
+    from typing import Any
+
+    from app.domain import checks
+    from app.domain.engine import resolve_elections
+    from app.domain.replay import replay
+    from app.domain.rules import Ctx
+    from app.jurisdictions import ruleset_for
+    from app.schema import round_from_obj
+
+    class Recording(Ctx):
+        def emit(self, role: str, *args: Any, **kwargs: Any) -> None:
+            self.findings.append(role)  # type: ignore[arg-type]
+
+    assert set(checks.ROLES) == set(checks.ALL_CHECKS)
+    reported = 0
+    for _, case in ALL:
+        rnd = round_from_obj(case.round)
+        rs = ruleset_for(rnd.jurisdiction, rnd.played_at)
+        trace = replay(rnd, resolve_elections(rnd, rs, None)[0])
+        for check in checks.ALL_CHECKS:
+            ctx = Recording(rs.roles, rs.params)
+            check(trace, ctx)
+            roles = set(ctx.findings)
+            reported += len(roles)
+            assert roles <= checks.ROLES[check], f"{check.__name__}: undeclared {roles - checks.ROLES[check]}"
+    assert reported > 100
