@@ -35,9 +35,7 @@ from app.domain.rules import Check, Ctx
 
 
 def check_player_draws(t: Trace, ctx: Ctx) -> None:
-    for h, c in t.player_cards:
-        if c.kind not in ("draw", "double"):
-            continue
+    for h, c in t.player_draws:
         before = _cards_before(h, c)
         total, _ = hand_total(before)
         name = h.name
@@ -80,6 +78,8 @@ def check_player_draws(t: Trace, ctx: Ctx) -> None:
                 expected="draws only below 21",
                 actual=f"drew {c.card} on {total}",
             )
+    if "double" not in t.present:
+        return
     for h in t.all_hands():
         if h.doubles and not any(c.kind == "double" for c in h.cards) and not h.split_aces:
             ctx.emit(
@@ -498,19 +498,17 @@ def draw_regime(t: Trace, ctx: Ctx) -> tuple[str, bool | None]:
     return "draw_unknown", None
 
 
-def _live(t: Trace, before_event: int) -> list[HandState]:
-    """Player hands whose outcome still depends on the dealer's total."""
-    out = []
+def _live(t: Trace, before_event: int) -> bool:
+    """Whether any player hand's outcome still depends on the dealer's total (its cards dealt before
+    ``before_event`` neither bust it nor make it a blackjack, and it was neither surrendered nor paid even money)."""
     for h in t.all_hands():
         if h.surrendered_at is not None or h.even_money is not None:
             continue
         cards = _cards_at(h, before_event)
-        if hand_total(cards)[0] > 21:
+        if hand_total(cards)[0] > 21 or (h.blackjack and len(cards) == 2):
             continue
-        if t.is_blackjack(h) and len(cards) == 2:
-            continue
-        out.append(h)
-    return out
+        return True
+    return False
 
 
 def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
@@ -557,7 +555,7 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
                 amount_delta=delta if changed else None,
             )
             return
-        if not _live(t, c.event) and ctx.bound("needless_draw"):
+        if ctx.bound("needless_draw") and not _live(t, c.event):
             ctx.emit(
                 "needless_draw",
                 c.event,
@@ -619,6 +617,10 @@ class Expect(NamedTuple):
     direction: str
     amount: str
     why: str
+    """Why, as a template over ``{pt}`` (the hand's total) and ``{dt}`` (the dealer's), formatted only for a
+    finding."""
+    pt: int = 0
+    dt: int = 0
 
 
 def _ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
@@ -639,9 +641,12 @@ def _dealer_facts(dealer: Sequence[str]) -> DealerFacts:
     )
 
 
+_BJ_VS_BJ = "its blackjack against the dealer's blackjack is a stand off"
+
+
 def _expect(t: Trace, h: HandState, dealer: DealerFacts) -> Expect:
-    wager, stake = h.wager, h.stake
-    pt = hand_total([c.card for c in h.cards])[0]
+    wager = h.wager
+    stake = wager + sum(a for _, a in h.doubles) if h.doubles else wager
     dt, dbj, ace_ten = dealer
     if h.surrendered_at is not None:
         return Expect(
@@ -649,32 +654,30 @@ def _expect(t: Trace, h: HandState, dealer: DealerFacts) -> Expect:
         )
     if h.blackjack:
         if dbj:
-            return Expect(
-                (0,),
-                "bj_vs_dealer_ace_ten",
-                "bj_vs_dealer_ace_ten",
-                "its blackjack against the dealer's blackjack is a stand off",
-            )
-        num, den = (6, 5) if t.elections.get("blackjack_pays") == "6:5" else (3, 2)
-        nets = _ratio(wager, num, den)
+            return Expect((0,), "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", _BJ_VS_BJ)
+        if t.elections.get("blackjack_pays") == "6:5":
+            nets, why = _ratio(wager, 6, 5), "its blackjack pays 6 to 5"
+        else:
+            nets, why = _ratio(wager, 3, 2), "its blackjack pays 3 to 2"
         if ace_ten:
-            return Expect(
-                nets, "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", f"blackjack pays {num} to {den}"
-            )
+            return Expect(nets, "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", why)
         direction = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
-        return Expect(nets, direction, "bj_odds", f"blackjack pays {num} to {den}")
+        return Expect(nets, direction, "bj_odds", why)
+    pt = hand_total([c.card for c in h.cards])[0]
     if pt > 21:
-        return Expect((-stake,), "bust_loses", "lose_amount", f"it busted with {pt}")
+        return Expect((-stake,), "bust_loses", "lose_amount", "it busted with {pt}", pt, dt)
     if dbj:
         direction = "dealer_bj_beats_21" if pt == 21 else "lower_total"
-        return Expect((-stake,), direction, "lose_amount", f"the dealer's blackjack beats its {pt}")
+        return Expect((-stake,), direction, "lose_amount", "the dealer's blackjack beats its {pt}", pt, dt)
     if dt > 21:
-        return Expect((stake,), "dealer_bust", "win_odds", f"the dealer busted with {dt}")
+        return Expect((stake,), "dealer_bust", "win_odds", "the dealer busted with {dt}", pt, dt)
     if pt > dt:
-        return Expect((stake,), "higher_total", "win_odds", f"its {pt} beats the dealer's {dt}")
+        return Expect((stake,), "higher_total", "win_odds", "its {pt} beats the dealer's {dt}", pt, dt)
     if pt < dt:
-        return Expect((-stake,), "lower_total", "lose_amount", f"the dealer's {dt} beats its {pt}")
-    return Expect((0,), "equal_totals", "equal_totals", f"its {pt} against the dealer's {dt} is a stand off")
+        return Expect((-stake,), "lower_total", "lose_amount", "the dealer's {dt} beats its {pt}", pt, dt)
+    return Expect(
+        (0,), "equal_totals", "equal_totals", "its {pt} against the dealer's {dt} is a stand off", pt, dt
+    )
 
 
 def _sign(n: int) -> int:
@@ -732,21 +735,22 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                     if original_only
                     else "the dealer had blackjack after it doubled",
                 )
-            _compare(ctx, i, h.name, settle.net, exp, h.stake)
+            _compare(ctx, i, h, settle.net, exp)
         if aggregate:
             _compare_split_seat(t, ctx, seat.seat, original_only)
 
 
-def _compare(ctx: Ctx, event: int, hand: str, net: int, exp: Expect, stake: int) -> None:
+def _compare(ctx: Ctx, event: int, h: HandState, net: int, exp: Expect) -> None:
     if net in exp.nets:
         return
     want = min(exp.nets, key=lambda n: abs(n - net))
     role = exp.direction if _sign(net) != _sign(want) else exp.amount
+    why = exp.why.format(pt=exp.pt, dt=exp.dt)
     ctx.emit(
         role,
         event,
-        hand,
-        f"Hand {hand}: {exp.why}, so {_due(want)} was due, but {_done(net)}.",
+        h.name,
+        f"Hand {h.name}: {why}, so {_due(want)} was due, but {_done(net)}.",
         expected=want,
         actual=net,
         amount_delta=want - net,

@@ -122,6 +122,8 @@ class Trace:
     problems: list[RecordProblem]
     player_cards: list[tuple[HandState, CardAt]]
     """Every card dealt to a player hand, in order, with the hand it went to."""
+    player_draws: list[tuple[HandState, CardAt]]
+    """The same, only the cards drawn after a hand's first two (hits and double-down cards)."""
     peeks: list[tuple[int, bool]]
     initial_deal_end: int | None
     """Index of the event that completed the initial deal (every seat two cards, the dealer its initial cards)."""
@@ -230,18 +232,16 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         if kind_of_event == "deal":
             assert isinstance(ev, Deal)
             to, card = ev.to, ev.card
+            h = None if to == DEALER else hands.get(to)  # type: ignore[arg-type]
             initial = False
             if initial_open:
-                if to == DEALER:
+                if h is not None:
+                    # a first or second card to a seat's original hand, before any split or double
+                    initial = to[1] == 1 and len(h.cards) < 2 and not h.splits and not h.doubles
+                elif to == DEALER:
                     nd = len(dealer)
                     initial = nd == 0 or (
-                        nd == 1 and (ev.face == "down" if second_initial is None else bool(second_initial))
-                    )
-                else:
-                    h = hands.get(to)  # type: ignore[arg-type]
-                    # a first or second card to a seat's original hand, before any split or double
-                    initial = (
-                        h is not None and h.id[1] == 1 and len(h.cards) < 2 and not h.splits and not h.doubles
+                        nd == 1 and (ev.face == "down" if second_initial is None else second_initial)
                     )
                 initial_open = initial
             n = counts.get(card, 0) + 1
@@ -256,15 +256,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
                     n,
                 )
                 continue
-            if to == DEALER:
-                dealer.append(CardAt(card, i, ev.face, "initial" if len(dealer) < 2 else "draw"))
-                if len(dealer) == 2:
-                    dealer_second_at = i
-            else:
-                h = hands.get(to)  # type: ignore[arg-type]
-                if h is None:
-                    hand_of(i, to, "A deal")  # type: ignore[arg-type]
-                    continue
+            if h is not None:
                 kind: CardKind
                 if h.double_pending:
                     kind = "double"
@@ -280,6 +272,13 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
                     owed -= 1
                 elif initial_deal_end is not None and first_later_player_card is None:
                     first_later_player_card = i
+            elif to == DEALER:
+                dealer.append(CardAt(card, i, ev.face, "initial" if len(dealer) < 2 else "draw"))
+                if len(dealer) == 2:
+                    dealer_second_at = i
+            else:
+                hand_of(i, to, "A deal")  # type: ignore[arg-type]
+                continue
             if initial:
                 if owed == 0 and dealer:
                     initial_deal_end = i
@@ -401,6 +400,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         dealer=dealer,
         problems=problems,
         player_cards=player_cards,
+        player_draws=[(x, c) for x, c in player_cards if c.kind == "draw" or c.kind == "double"],
         peeks=peeks,
         initial_deal_end=initial_deal_end,
         dealer_second_at=dealer_second_at,
