@@ -504,6 +504,13 @@ def _live(t: Trace, before_event: int) -> bool:
     for h in t.all_hands():
         if h.surrendered_at is not None or h.even_money is not None:
             continue
+        if any(
+            c.kind == "double"
+            and c.face == "down"
+            and (c.revealed_at is None or c.revealed_at > before_event)
+            for c in h.cards
+        ):
+            return True  # 19:47-2.10(c): nobody knows yet whether a face-down double card busted the hand
         cards = _cards_at(h, before_event)
         if hand_total(cards)[0] > 21 or (h.blackjack and len(cards) == 2):
             continue

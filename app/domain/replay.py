@@ -285,12 +285,18 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             elif initial_deal_end is not None and first_later_card is None:
                 first_later_card = i
             continue
-        if kind_of_event != "peek" and initial_deal_end is not None:
+        if initial_deal_end is not None and kind_of_event in _DECISIONS:
+            # A decision ends the initial deal. A peek, a reveal (a hand-dealt player turning up its cards) or a
+            # settlement (a losing additional wager collected before the hole card, 13:69F-2.17(d)) does not.
             initial_open = False
-        if isinstance(ev, Settle):
+        if kind_of_event == "stand" or kind_of_event == "hit":
+            assert isinstance(ev, Hit | Stand)
+            if (h := hands.get(ev.hand) or hand_of(i, ev.hand, f"A {kind_of_event}")) is not None:
+                h.actions.append((i, kind_of_event))
+        elif isinstance(ev, Settle):
             if ev.bet == "main":
                 assert ev.hand is not None
-                if (h := hand_of(i, ev.hand, "A settlement")) is not None:
+                if (h := hands.get(ev.hand) or hand_of(i, ev.hand, "A settlement")) is not None:
                     h.settles.append((i, ev))
             else:
                 assert ev.seat is not None
@@ -376,11 +382,8 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             h.splits.append(i)
             s.hands.append(new)
             hands[new.id] = new
-        elif isinstance(ev, Surrender):
-            if (h := hand_of(i, ev.hand, "A surrender")) is not None:
-                h.surrendered_at = i
-        elif isinstance(ev, Hit | Stand) and (h := hand_of(i, ev.hand, f"A {ev.type}")) is not None:
-            h.actions.append((i, ev.type))
+        elif isinstance(ev, Surrender) and (h := hand_of(i, ev.hand, "A surrender")) is not None:
+            h.surrendered_at = i
 
     hand_list = [x for st in seats.values() for x in st.hands]
     for x in hand_list:
@@ -407,6 +410,9 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         first_later_player_card=first_later_player_card,
         first_later_card=first_later_card,
     )
+
+
+_DECISIONS = frozenset({"double", "split", "surrender", "hit", "stand", "insurance", "even_money"})
 
 
 def _nth(n: int) -> str:
