@@ -3,6 +3,7 @@ game's fundamentals that we hold no provision for (``citation_status`` ``"uncite
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
@@ -33,11 +34,7 @@ def uncited(
 
 
 def not_checkable(rule: Rule, reason: str) -> Rule:
-    return Rule(**{**_fields(rule), "checkable": False, "not_checkable_reason": reason})
-
-
-def _fields(rule: Rule) -> dict[str, Any]:
-    return {name: getattr(rule, name) for name in rule.__slots__}
+    return dataclasses.replace(rule, checkable=False, not_checkable_reason=reason)
 
 
 def build_ruleset(
