@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from app.domain.cards import TEN_VALUE, hand_total, is_natural, value
+from app.domain.model import Settle
 from app.domain.replay import CardAt, HandState, Trace
 from app.domain.rules import Check, Ctx
 
@@ -708,28 +709,10 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                         actual="settled again",
                     )
                 continue
-            if not h.settles:
-                ctx.emit(
-                    "missing_settlement",
-                    None,
-                    h.name,
-                    f"Hand {h.name}'s wager of {h.stake} was never settled.",
-                    expected="a settlement",
-                    actual="none",
-                )
+            first = _settled_once(ctx, h.settles, h.name, f"Hand {h.name}'s wager of {h.stake}")
+            if first is None or aggregate:
                 continue
-            for i, _ in h.settles[1:]:
-                ctx.emit(
-                    "settled_twice",
-                    i,
-                    h.name,
-                    f"Hand {h.name} was settled more than once.",
-                    expected="one settlement",
-                    actual="another settlement",
-                )
-            if aggregate:
-                continue
-            i, settle = h.settles[0]
+            i, settle = first
             exp = _expect(t, h, facts)
             if t.dealer_blackjack and h.doubles and not t.is_blackjack(h):
                 # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
@@ -745,6 +728,20 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             _compare(ctx, i, h, settle.net, exp)
         if aggregate:
             _compare_split_seat(t, ctx, seat.seat, original_only)
+
+
+def _settled_once(
+    ctx: Ctx, settles: list[tuple[int, Settle]], where: str, wager: str
+) -> tuple[int, Settle] | None:
+    """A wager's settlement; a missing one, or any after the first, is reported."""
+    if not settles:
+        ctx.emit("missing_settlement", None, where, f"{wager} was never settled.", "a settlement", "none")
+        return None
+    for i, _ in settles[1:]:
+        ctx.emit(
+            "settled_twice", i, where, f"{wager} was settled more than once.", "one settlement", "another"
+        )
+    return settles[0]
 
 
 def _compare(ctx: Ctx, event: int, h: HandState, net: int, exp: Expect) -> None:
@@ -814,26 +811,10 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
         if not seat.insurance:
             continue
         s = seat.seat
-        if not seat.insurance_settles:
-            ctx.emit(
-                "missing_settlement",
-                None,
-                str(s),
-                f"Seat {s}'s insurance of {seat.insured} was never settled.",
-                expected="a settlement",
-                actual="none",
-            )
+        first = _settled_once(ctx, seat.insurance_settles, str(s), f"Seat {s}'s insurance of {seat.insured}")
+        if first is None:
             continue
-        for i, _ in seat.insurance_settles[1:]:
-            ctx.emit(
-                "settled_twice",
-                i,
-                str(s),
-                f"Seat {s}'s insurance was settled more than once.",
-                "one",
-                "another",
-            )
-        i, settle = seat.insurance_settles[0]
+        i, settle = first
         if second is None:
             continue
         wins = second.card[0] in TEN_VALUE
@@ -998,26 +979,10 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                 expected=required,
                 actual=seat.additional_amount,
             )
-        if not seat.additional_settles:
-            ctx.emit(
-                "missing_settlement",
-                None,
-                str(s),
-                f"Seat {s}'s additional wager was never settled.",
-                expected="a settlement",
-                actual="none",
-            )
+        first = _settled_once(ctx, seat.additional_settles, str(s), f"Seat {s}'s additional wager")
+        if first is None:
             continue
-        for j, _ in seat.additional_settles[1:]:
-            ctx.emit(
-                "settled_twice",
-                j,
-                str(s),
-                f"Seat {s}'s additional wager was settled more than once.",
-                expected="one settlement",
-                actual="another settlement",
-            )
-        i, settle = seat.additional_settles[0]
+        i, settle = first
         own = [c.card for c in initial if any(c in h.cards for h in seat.hands)][:2]
         if len(own) < 2:
             continue
