@@ -599,7 +599,7 @@ def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
         should = _expect(t, h, _dealer_facts(dealer_cards)).nets[0]
         if actual != should:
             delta += should - actual
-            changed.append(f"hand {h.name} would have {_verb(should)} instead of {_verb(actual)}")
+            changed.append(f"hand {h.name} would have {_verb(should)}, not {_verb(actual)}")
     return delta, "; ".join(changed)
 
 
