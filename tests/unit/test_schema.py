@@ -28,7 +28,8 @@ from app.domain.model import (
 )
 from app.schema import Problem, RoundInvalid, RoundModel, parse_round, round_from_obj
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
+"""Our copy of the spec's examples (tests/unit/test_examples.py checks it equals shared/spec/examples)."""
 
 
 def example_files() -> list[Path]:
