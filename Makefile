@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean install
+.PHONY: run test lint typecheck bench bench-batch worker clean install
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.audit_throughput
+
+## Batch ingest benchmark on PostgreSQL (BJAUDIT_TEST_POSTGRES_URL): 200k rounds end to end vs raw COPY
+bench-batch: $(STAMP)
+	$(PY) -m bench.batch_ingest --rounds 200000
+
+## A batch worker (PostgreSQL job queue; DATABASE_URL); run one per core
+worker: $(STAMP)
+	$(VENV)/bin/bjaudit worker
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -2,7 +2,9 @@
 
 ``bjaudit audit ROUNDS.json ...`` audits rounds offline (one NDJSON result per round on stdout);
 ``bjaudit rules`` prints the rule catalogue with citation status and coverage; ``bjaudit serve`` runs the HTTP
-service, migrating its database first.
+service, migrating its database first; ``bjaudit worker`` audits uploaded batches (PostgreSQL job queue);
+``bjaudit upload`` sends NDJSON files to a service as batches and waits for them; ``bjaudit generate`` writes
+realistic NDJSON batches.
 """
 
 from __future__ import annotations
@@ -104,6 +106,69 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
+    import logging
+
+    from app.batch_queue import run_worker
+    from app.config import get_settings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = get_settings()
+    if not settings.database_url.startswith(("postgres", "postgresql")):
+        print(
+            "bjaudit worker: the job queue needs PostgreSQL (DATABASE_URL=postgresql://...); with SQLite the "
+            "service audits batches in-process.",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    run_worker(settings, concurrency=args.concurrency)
+    return 0
+
+
+def cmd_upload(args: argparse.Namespace, out: IO[str]) -> int:
+    from app.upload import upload_files
+
+    return upload_files(
+        args.paths,
+        url=args.url,
+        source=args.source,
+        results=args.results,
+        gzip=args.gzip,
+        wait=not args.no_wait,
+        out=out,
+        err=sys.stderr,
+    )
+
+
+def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
+    import random
+
+    from app.generator import generate_rounds
+    from app.mutator import mutate
+
+    rng = random.Random(f"errors:{args.seed}")
+    target: IO[bytes]
+    target = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")  # noqa: SIM115
+    try:
+        buf: list[bytes] = []
+        for rnd in generate_rounds(args.rounds, args.seed, args.jurisdiction):
+            if args.error_rate and rng.random() < args.error_rate:
+                mutated = mutate(rnd, rng)
+                if mutated is not None:
+                    rnd = mutated[0]
+            buf.append(orjson.dumps(rnd))
+            if len(buf) >= 1000:
+                target.write(b"\n".join(buf) + b"\n")
+                buf.clear()
+        if buf:
+            target.write(b"\n".join(buf) + b"\n")
+        target.flush()
+    finally:
+        if target is not sys.stdout.buffer:
+            target.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bjaudit",
@@ -147,6 +212,60 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", help="address to bind (default: BJAUDIT_HOST, else 127.0.0.1)")
     s.add_argument("--port", type=int, help="port (default: BJAUDIT_PORT, else 8000)")
     s.set_defaults(func=cmd_serve)
+
+    w = sub.add_parser(
+        "worker",
+        help="audit uploaded batches (PostgreSQL job queue)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run a batch worker: it takes chunk jobs from the procrastinate queue in PostgreSQL "
+        "(DATABASE_URL) until stopped. Run one per core, on as many machines as you like; they share every batch. "
+        "At start, and every minute, chunks left undone by a dead worker are queued again.",
+        epilog="Example:\n  DATABASE_URL=postgresql://bjaudit@db/bjaudit bjaudit worker &\n"
+        "  DATABASE_URL=postgresql://bjaudit@db/bjaudit bjaudit worker &",
+    )
+    w.add_argument(
+        "--concurrency", type=int, help="chunks audited at once (default BJAUDIT_BATCH_WORKER_CONCURRENCY, 1)"
+    )
+    w.set_defaults(func=cmd_worker)
+
+    u = sub.add_parser(
+        "upload",
+        help="upload NDJSON files to a service as batches and wait for their audit",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Stream each FILE (NDJSON, one round per line; .gz files are sent as they are) to "
+        "POST /v1/batches with a progress line on stderr (rounds, MB/s), then follow the batch's progress and print "
+        "its summary. Each file is one batch; uploading the same file again answers the same batch. "
+        "Exit status: 0 all compliant, 1 any findings, duplicates or conflicts, 2 any rejected line or failed upload.",
+        epilog="Examples:\n  bjaudit upload day.ndjson --url http://127.0.0.1:8000 --results results.ndjson\n"
+        "  bjaudit upload day.ndjson --url http://127.0.0.1:8000 --gzip --source BOR-TS1\n"
+        "  bjaudit upload day.ndjson.gz --url http://127.0.0.1:8000 --no-wait",
+    )
+    u.add_argument("paths", nargs="+", metavar="FILE", help="NDJSON file (or .gz) of rounds")
+    u.add_argument("--url", required=True, help="the service's base URL, e.g. http://127.0.0.1:8000")
+    u.add_argument("--source", help="submitting table system (X-Bjaudit-Source); default: the service's")
+    u.add_argument("--results", metavar="PATH", help="save the per-line results (NDJSON) here")
+    u.add_argument("--gzip", action="store_true", help="compress on the fly (Content-Encoding: gzip)")
+    u.add_argument("--no-wait", action="store_true", help="return once uploaded; do not wait for the audit")
+    u.set_defaults(func=cmd_upload)
+
+    g = sub.add_parser(
+        "generate",
+        help="write realistic rounds as NDJSON (demos, benchmarks)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write N legal rounds from the engine's seeded generator, one per line, in table sessions; "
+        "with --error-rate R, about that share of them carries one injected dealer error (a finding). The same "
+        "arguments give the same file.",
+        epilog="Examples:\n  bjaudit generate --rounds 20000 --seed 1 --error-rate 0.05 > day.ndjson\n"
+        "  bjaudit generate --rounds 1000 --seed 7 --jurisdiction NZ --output nz.ndjson",
+    )
+    g.add_argument("--rounds", type=int, required=True, metavar="N", help="how many rounds")
+    g.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    g.add_argument("--jurisdiction", choices=["US-NJ", "NZ"], help="only this jurisdiction (default: both)")
+    g.add_argument(
+        "--error-rate", type=float, default=0.0, metavar="R", help="share of rounds with an error (0-1)"
+    )
+    g.add_argument("--output", default="-", metavar="PATH", help="file to write, or - for stdout (default)")
+    g.set_defaults(func=cmd_generate)
     return p
 
 

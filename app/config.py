@@ -7,6 +7,7 @@ it (``postgresql://user@host:5432/db``, ``sqlite:///path``); :func:`sqlalchemy_u
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -46,6 +47,33 @@ class Settings(BaseSettings):
     workers: int = Field(default=1, ge=1, description="uvicorn worker processes for `bjaudit serve`.")
     access_log: bool = Field(default=True, description="uvicorn access log (costs 15-30% on small requests).")
     log_level: str = Field(default="info", description="uvicorn log level.")
+    batch_chunk_lines: int = Field(
+        default=2000,
+        ge=1,
+        le=100_000,
+        description="Lines per stored chunk of an uploaded batch (one job each).",
+    )
+    batch_runner: Literal["auto", "inline", "queue"] = Field(
+        default="auto",
+        description="Who audits uploaded batches: 'inline' (a thread of the API process), 'queue' (procrastinate "
+        "jobs run by `bjaudit worker` processes; PostgreSQL only); 'auto' is queue on PostgreSQL, inline on SQLite.",
+    )
+    batch_worker_concurrency: int = Field(
+        default=1,
+        ge=1,
+        description="Chunks one `bjaudit worker` process audits at once (run a process per core).",
+    )
+    batch_stalled_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="A worker silent (no heartbeat) this long is taken for dead: its chunks are queued again.",
+    )
+
+    def uses_queue(self) -> bool:
+        """Whether batch chunks go to the procrastinate queue (else they are audited in the API process)."""
+        if self.batch_runner == "auto":
+            return sqlalchemy_url(self.database_url).startswith("postgresql")
+        return self.batch_runner == "queue"
 
 
 @lru_cache(maxsize=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from app.api import openapi, problems, routes
+from app.api import batches, openapi, problems, routes
 
 
 def install(app: FastAPI) -> None:
@@ -12,4 +12,5 @@ def install(app: FastAPI) -> None:
     app.include_router(routes.rounds)
     app.include_router(routes.rules)
     app.include_router(routes.health)
+    app.include_router(batches.router)
     openapi.install(app)

@@ -136,8 +136,82 @@ class FindingRow(Base):
     )
 
 
+BATCH_OUTCOMES = ("compliant", "violations", "unreplayable", "rejected", "duplicate", "conflict")
+
+
+class BatchRow(Base):
+    """An uploaded NDJSON batch. Its identity is the SHA-256 of the decompressed content with the source: the
+    same file uploaded again is the same batch. ``content_sha256`` is NULL only for a failed (cut off) upload."""
+
+    __tablename__ = "batches"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    source: Mapped[str] = mapped_column(String(128))
+    content_sha256: Mapped[str | None] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(16))
+    """``queued`` once the upload is committed (progress is then read from the chunks), or ``failed``."""
+    lines_received: Mapped[int] = mapped_column(Integer)
+    bytes_received: Mapped[int] = mapped_column(BigInteger)
+    chunk_count: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    received_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    error: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (
+        UniqueConstraint("source", "content_sha256"),
+        CheckConstraint("state IN ('queued', 'failed')", name="state"),
+    )
+
+
+class BatchChunkRow(Base):
+    """A slice of a batch's lines, stored verbatim at upload; one job each. ``done_at`` is set in the transaction
+    that stores the chunk's rounds and results, so a chunk is audited exactly once."""
+
+    __tablename__ = "batch_chunks"
+
+    batch_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("batches.id", ondelete="CASCADE"), primary_key=True
+    )
+    chunk_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    first_line: Mapped[int] = mapped_column(Integer)
+    """1-based line number in the file of the chunk's first line."""
+    line_count: Mapped[int] = mapped_column(Integer)
+    """Non-blank lines in the chunk."""
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    """The chunk's physical lines as received (blank lines kept, so that line numbers are the file's), joined by LF."""
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    compliant: Mapped[int] = mapped_column(Integer, default=0)
+    violations: Mapped[int] = mapped_column(Integer, default=0)
+    unreplayable: Mapped[int] = mapped_column(Integer, default=0)
+    rejected: Mapped[int] = mapped_column(Integer, default=0)
+    duplicates: Mapped[int] = mapped_column(Integer, default=0)
+    conflicts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class BatchResultRow(Base):
+    """The outcome of one line of a batch. ``detail`` is JSON text: the findings array of an audited line, or the
+    problem (RFC 9457, as the single-round API answers it) of a rejected or conflicting line."""
+
+    __tablename__ = "batch_results"
+
+    batch_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("batches.id", ondelete="CASCADE"), primary_key=True
+    )
+    line_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[str | None] = mapped_column(Text)
+    outcome: Mapped[str] = mapped_column(String(16))
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    detail: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (CheckConstraint(f"outcome IN ({_in(BATCH_OUTCOMES)})", name="outcome"),)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
+batches_table = cast(Table, BatchRow.__table__)
+batch_chunks_table = cast(Table, BatchChunkRow.__table__)
+batch_results_table = cast(Table, BatchResultRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -147,6 +221,12 @@ __all__: list[Any] = [
     "metadata",
     "rounds_table",
     "findings_table",
+    "BatchRow",
+    "BatchChunkRow",
+    "BatchResultRow",
+    "batches_table",
+    "batch_chunks_table",
+    "batch_results_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

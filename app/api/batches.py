@@ -1,0 +1,276 @@
+"""Batch routes: upload a day of rounds as NDJSON, follow its progress, read its per-line results.
+
+The router's lifespan starts the batch runner: in-process (SQLite) with undone chunks taken up again, or the
+procrastinate queue (PostgreSQL) that ``bjaudit worker`` processes serve. See docs/batches.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import zlib
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal, Protocol
+
+import anyio
+import anyio.to_thread
+import orjson
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
+
+from app import batches
+from app.api import schemas
+from app.api.deps import SourceDep, UnitOfWorkDep, get_database, get_settings
+from app.api.problems import UnsupportedMediaType
+from app.config import Settings
+from app.store.db import Database
+
+log = logging.getLogger("bjaudit.api.batches")
+
+NDJSON = "application/x-ndjson"
+NDJSON_TYPES = {NDJSON, "application/jsonl", "application/x-jsonlines", "application/jsonlines"}
+FEED_BYTES = 1024 * 1024  # hand the body to the writer's thread a MiB at a time
+
+
+class Runner(Protocol):
+    def submit(self, items: Iterable[tuple[str, int]]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class QueueRunner:
+    """Defers one procrastinate job per chunk; `bjaudit worker` processes run them. Connects on first use, so that
+    the service starts (and answers 503) while the database is away."""
+
+    def __init__(self, settings: Settings) -> None:
+        from app import batch_queue
+
+        self._queue = batch_queue
+        self.app = batch_queue.make_app(settings)
+        self._open = False
+        self._lock = threading.Lock()
+
+    def submit(self, items: Iterable[tuple[str, int]]) -> None:
+        with self._lock:
+            if not self._open:
+                self.app.open()
+                self._open = True
+        self._queue.defer_chunks(self.app, list(items))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._open:
+                self.app.close()
+                self._open = False
+
+
+def _start_runner(settings: Settings, db: Database) -> Runner:
+    if settings.uses_queue():
+        return QueueRunner(settings)
+    runner = batches.InlineRunner(db)
+    try:
+        n = runner.resume()
+    except Exception:  # noqa: BLE001 - the database is away: the service still starts; chunks wait for a restart
+        log.exception("could not look for undone batch chunks")
+    else:
+        if n:
+            log.warning("resuming %d undone batch chunk(s) in-process", n)
+    return runner
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    runner = await anyio.to_thread.run_sync(_start_runner, app.state.settings, app.state.db)
+    app.state.batch_runner = runner
+    try:
+        yield
+    finally:
+        await anyio.to_thread.run_sync(runner.close)
+
+
+router = APIRouter(prefix="/v1", tags=["batches"], lifespan=lifespan)
+
+
+class BatchAccepted(BaseModel):
+    batch_id: str
+    location: str = Field(description="The batch's progress: GET it.")
+    lines_received: int = Field(description="Non-blank lines stored, one round each.")
+    created: bool = Field(description="False: this content was uploaded before by this source; its batch.")
+
+
+class BatchCounts(BaseModel):
+    lines_received: int
+    audited: int = Field(description="Lines processed so far (every outcome).")
+    compliant: int
+    violations: int
+    unreplayable: int
+    rejected: int = Field(
+        description="Lines that cannot be read (bad JSON, schema): the problem is in the results."
+    )
+    duplicates: int = Field(description="Same round_id, same record as one stored already: not stored twice.")
+    conflicts: int = Field(description="Same round_id as one stored already, different record: not stored.")
+
+
+class BatchStatus(BaseModel):
+    batch_id: str
+    source: str
+    state: Literal["queued", "processing", "done", "failed"]
+    error: str | None = Field(description="Why a failed upload failed.")
+    content_sha256: str | None = Field(
+        description="SHA-256 of the (decompressed) content: the batch's identity."
+    )
+    created_at: str
+    received_at: str | None = Field(description="When the upload was complete and committed.")
+    finished_at: str | None
+    chunks: int
+    chunks_done: int
+    counts: BatchCounts
+    bytes_received: int = Field(description="Decompressed bytes.")
+    elapsed_seconds: float = Field(description="From the start of the upload to the end (or now).")
+    rate_per_second: float | None = Field(description="Lines audited per second of elapsed time.")
+    results: str = Field(description="Where the per-line results are.")
+
+
+def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    text = {
+        400: "The upload was cut off (client gone, truncated gzip, Content-Length mismatch): nothing accepted; "
+        "the failed batch is recorded under `batch_id`.",
+        404: "No such batch.",
+        413: "A line is over BJAUDIT_MAX_BODY_BYTES: nothing accepted.",
+        415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none.",
+        422: "A parameter cannot be used.",
+        500: "Unexpected error (logged).",
+        503: "The database is unreachable; retry after Retry-After seconds.",
+    }
+    return {s: {"model": schemas.Problem, "description": text[s]} for s in statuses}
+
+
+def _is_ndjson(content_type: str | None) -> bool:
+    media = (content_type or "").partition(";")[0].strip().lower()
+    return media in NDJSON_TYPES
+
+
+UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "One recorded round (format v1) per line, UTF-8; blank lines are ignored, line numbers "
+        "count them. Optionally `Content-Encoding: gzip`. Read as a stream: any size.",
+        "content": {NDJSON: {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+
+
+@router.post(
+    "/batches",
+    status_code=202,
+    response_model=BatchAccepted,
+    responses={
+        200: {"model": BatchAccepted, "description": "The same content was uploaded before: its batch."},
+        202: {"description": "Stored; the rounds are being audited. Follow `Location`."},
+        **_problems(400, 413, 415, 500, 503),
+    },
+    openapi_extra=UPLOAD_BODY,
+)
+async def upload_batch(request: Request, source: SourceDep) -> Response:
+    """Upload rounds as NDJSON (a day of them); answered once the whole file is safely stored."""
+    settings = get_settings(request)
+    if not _is_ndjson(request.headers.get("content-type")):
+        raise UnsupportedMediaType(
+            f"Send the batch as 'Content-Type: {NDJSON}'; got {request.headers.get('content-type') or 'none'!r}."
+        )
+    encoding = (request.headers.get("content-encoding") or "identity").strip().lower()
+    if encoding not in ("identity", "gzip", "x-gzip"):
+        raise UnsupportedMediaType(f"Content-Encoding {encoding!r} is not supported: gzip or none.")
+    declared_header = request.headers.get("content-length")
+    declared = int(declared_header) if declared_header and declared_header.isdigit() else None
+    writer = batches.BatchWriter(
+        get_database(request),
+        source,
+        gzipped=encoding != "identity",
+        chunk_lines=settings.batch_chunk_lines,
+        max_line_bytes=settings.max_body_bytes,
+    )
+    run = anyio.to_thread.run_sync
+    try:
+        buf = bytearray()
+        async for data in request.stream():
+            buf += data
+            if len(buf) >= FEED_BYTES:
+                await run(writer.feed, bytes(buf))
+                buf.clear()
+        if buf:
+            await run(writer.feed, bytes(buf))
+        outcome = await run(writer.finish, declared)
+    except ClientDisconnect:
+        with anyio.CancelScope(shield=True):
+            await run(writer.fail, "The client disconnected before the upload was complete.")
+        raise
+    except zlib.error as exc:
+        with anyio.CancelScope(shield=True):
+            failure = await run(writer.fail, f"The body is not valid gzip ({exc}).")
+        raise failure from exc
+    except batches.UploadIncomplete:
+        raise
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await run(writer.abandon)
+        raise
+    if outcome.created:
+        runner: Runner = request.app.state.batch_runner
+        await run(runner.submit, batches.chunk_refs(outcome.batch_id, outcome.chunks))
+    location = f"/v1/batches/{outcome.batch_id}"
+    body = {
+        "batch_id": outcome.batch_id,
+        "location": location,
+        "lines_received": outcome.lines_received,
+        "created": outcome.created,
+    }
+    headers = {"Location": location}
+    if not outcome.created:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(
+        orjson.dumps(body),
+        status_code=202 if outcome.created else 200,
+        media_type="application/json",
+        headers=headers,
+    )
+
+
+@router.get("/batches/{batch_id}", response_model=BatchStatus, responses=_problems(404, 500, 503))
+async def get_batch(batch_id: str, uow: UnitOfWorkDep) -> Response:
+    """A batch's state and progress: counts by outcome, elapsed time, rate."""
+    status = await uow.read(batches.batch_status, batch_id)
+    return Response(orjson.dumps(status), media_type="application/json")
+
+
+@router.get(
+    "/batches/{batch_id}/results",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "One JSON object per line of the batch, in line order: `line`, `round_id`, `outcome` "
+            "(compliant, violations, unreplayable, rejected, duplicate, conflict), `verdict`, and `findings` (audited "
+            "lines) or `problem` (rejected and conflicting lines, as the single-round API answers them). Lines not "
+            "yet audited are absent.",
+            "content": {NDJSON: {"schema": {"type": "string"}}},
+        },
+        **_problems(404, 422, 500, 503),
+    },
+)
+async def get_batch_results(
+    batch_id: str,
+    request: Request,
+    uow: UnitOfWorkDep,
+    only: Annotated[
+        Literal["findings", "rejected"] | None,
+        Query(
+            description="findings: lines with findings (violations, unreplayable); rejected: unreadable lines."
+        ),
+    ] = None,
+) -> StreamingResponse:
+    """The per-line results as NDJSON, streamed in line order."""
+    await uow.read(batches.check_batch, batch_id)
+    return StreamingResponse(batches.iter_results(get_database(request), batch_id, only), media_type=NDJSON)

@@ -1,0 +1,714 @@
+"""Batch use cases: take in an NDJSON upload as a stream, audit it chunk by chunk, report progress and results.
+
+Called by the HTTP API (``app.api.batches``), the in-process runner (SQLite) and the queue worker
+(``app.batch_queue``, PostgreSQL). Design and measurements: ``docs/batches.md``.
+
+- :class:`BatchWriter` stores an upload: incremental gunzip, split into lines, SHA-256 of the content, one
+  ``batch_chunks`` row per ``batch_chunk_lines`` lines, all in ONE transaction that commits only when the whole
+  body has arrived intact. A cut-off upload leaves a ``failed`` batch and no chunk. The same content from the same
+  source is the same batch (idempotent re-upload).
+- :func:`process_chunk` audits one chunk in ONE transaction: rounds, findings, per-line results and the chunk's
+  ``done_at`` commit together, so a worker killed mid-chunk leaves nothing and a chunk done is never redone.
+- :func:`batch_status` and :func:`iter_results` read progress and results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app import services
+from app.store.db import Database
+from app.store.models import batch_chunks_table as C
+from app.store.models import batch_results_table as BR
+from app.store.models import batches_table as B
+from app.store.models import findings_table as F
+from app.store.models import rounds_table as R
+
+log = logging.getLogger("bjaudit.batches")
+
+FINDINGS_OUTCOMES = ("violations", "unreplayable")
+ONLY = {"findings": FINDINGS_OUTCOMES, "rejected": ("rejected",)}
+
+
+class BatchNotFound(services.ServiceError):
+    status, slug, title = 404, "batch-not-found", "No such batch"
+
+
+class UploadIncomplete(services.ServiceError):
+    status, slug, title = (
+        400,
+        "batch-upload-incomplete",
+        "The upload did not arrive whole; nothing was accepted",
+    )
+
+
+class LineTooLong(services.ServiceError):
+    status, slug, title = 413, "batch-line-too-long", "A line of the batch is over the size limit"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- upload ----------------------------------------------------------------------------------------------------
+
+
+class _Gunzip:
+    """Incremental gunzip of one or more concatenated gzip members (what ``cat a.gz b.gz`` makes)."""
+
+    def __init__(self) -> None:
+        self._d = zlib.decompressobj(wbits=31)
+        self._in_member = False
+        self._members = 0
+
+    def feed(self, data: bytes) -> bytes:
+        out: list[bytes] = []
+        while data:
+            self._in_member = True
+            out.append(self._d.decompress(data))
+            if not self._d.eof:
+                break
+            self._members += 1
+            self._in_member = False
+            data = self._d.unused_data
+            self._d = zlib.decompressobj(wbits=31)
+        return b"".join(out)
+
+    def complete(self) -> bool:
+        """True when the stream ended at the end of a gzip member (not cut off inside one)."""
+        return self._members > 0 and not self._in_member
+
+
+@dataclass
+class UploadOutcome:
+    batch_id: str
+    created: bool
+    """False: the same content from the same source was uploaded before; this is that batch."""
+    lines_received: int
+    chunks: list[int] = field(default_factory=list)
+    """Chunk numbers to hand to the runner (empty for an existing batch)."""
+
+
+class BatchWriter:
+    """Stores one upload, fed with the raw body as it arrives. Not thread-safe; feed it from one thread at a time.
+
+    ``feed(data)`` for each piece of the body, then ``finish(declared_length)``; ``fail(reason)`` if the body
+    cannot be completed. Memory: at most one chunk of lines (plus one partial line) at a time.
+    """
+
+    def __init__(
+        self, db: Database, source: str, *, gzipped: bool, chunk_lines: int, max_line_bytes: int
+    ) -> None:
+        self.db = db
+        self.source = source
+        self.batch_id = uuid.uuid4().hex
+        self.chunk_lines = chunk_lines
+        self.max_line_bytes = max_line_bytes
+        self._gunzip = _Gunzip() if gzipped else None
+        self._sha = hashlib.sha256()
+        self._partial = bytearray()
+        self._lines: list[bytes] = []
+        self._nonblank = 0
+        self._first_line = 1
+        self._next_line = 1
+        self.lines_received = 0
+        self.bytes_received = 0
+        self.content_bytes = 0
+        self._chunk_no = 0
+        self._created_at = _now()
+        self._conn: Connection | None = None
+
+    # -- plumbing
+
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            conn = self.db.engine.connect()
+            conn.begin()
+            conn.execute(
+                insert(B).values(
+                    id=self.batch_id,
+                    source=self.source,
+                    content_sha256=None,
+                    state="queued",
+                    lines_received=0,
+                    bytes_received=0,
+                    chunk_count=0,
+                    created_at=self._created_at,
+                    received_at=None,
+                    error=None,
+                )
+            )
+            self._conn = conn
+        return self._conn
+
+    def _close(self, commit: bool) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            if commit:
+                conn.commit()
+            else:
+                conn.rollback()
+        finally:
+            conn.close()
+
+    # -- the stream
+
+    def feed(self, data: bytes) -> None:
+        self.bytes_received += len(data)
+        if self._gunzip is not None:
+            data = self._gunzip.feed(data)
+        if not data:
+            return
+        self.content_bytes += len(data)
+        self._sha.update(data)
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                self._partial += data[start:]
+                if len(self._partial) > self.max_line_bytes:
+                    raise LineTooLong(
+                        f"Line {self._next_line} is over {self.max_line_bytes} bytes; nothing was accepted.",
+                        extra={"line": self._next_line, "max_line_bytes": self.max_line_bytes},
+                    )
+                return
+            if self._partial:
+                self._partial += data[start:nl]
+                line = bytes(self._partial)
+                self._partial.clear()
+            else:
+                line = data[start:nl]
+            if len(line) > self.max_line_bytes:
+                raise LineTooLong(
+                    f"Line {self._next_line} is over {self.max_line_bytes} bytes; nothing was accepted.",
+                    extra={"line": self._next_line, "max_line_bytes": self.max_line_bytes},
+                )
+            self._add_line(line)
+            start = nl + 1
+
+    def _add_line(self, line: bytes) -> None:
+        self._lines.append(line)
+        self._next_line += 1
+        if line.strip():
+            self._nonblank += 1
+            if self._nonblank >= self.chunk_lines:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self._nonblank:
+            self._connection().execute(
+                insert(C).values(
+                    batch_id=self.batch_id,
+                    chunk_no=self._chunk_no,
+                    first_line=self._first_line,
+                    line_count=self._nonblank,
+                    data=b"\n".join(self._lines),
+                    started_at=None,
+                    done_at=None,
+                    compliant=0,
+                    violations=0,
+                    unreplayable=0,
+                    rejected=0,
+                    duplicates=0,
+                    conflicts=0,
+                )
+            )
+            self._chunk_no += 1
+            self.lines_received += self._nonblank
+        self._first_line = self._next_line
+        self._lines = []
+        self._nonblank = 0
+
+    def finish(self, declared_length: int | None) -> UploadOutcome:
+        """The body has ended: commit the batch, or roll it back and raise :class:`UploadIncomplete`."""
+        if declared_length is not None and declared_length != self.bytes_received:
+            raise self.fail(f"Content-Length said {declared_length} bytes, {self.bytes_received} arrived.")
+        if self._gunzip is not None and not self._gunzip.complete():
+            raise self.fail("The gzip stream is cut off (it ends inside a gzip member).")
+        if self._partial:
+            self._add_line(bytes(self._partial))
+            self._partial.clear()
+        self._flush()
+        digest = self._sha.hexdigest()
+        conn = self._connection()
+        try:
+            conn.execute(
+                update(B)
+                .where(B.c.id == self.batch_id)
+                .values(
+                    content_sha256=digest,
+                    lines_received=self.lines_received,
+                    bytes_received=self.content_bytes,
+                    chunk_count=self._chunk_no,
+                    received_at=_now(),
+                )
+            )
+            existing = None
+        except IntegrityError:
+            existing = True
+        if existing is None:
+            # Cheaper than waiting for the unique constraint at commit: is this content already a batch?
+            row = conn.execute(
+                select(B.c.id, B.c.lines_received).where(
+                    B.c.source == self.source, B.c.content_sha256 == digest, B.c.id != self.batch_id
+                )
+            ).one_or_none()
+            if row is None:
+                try:
+                    self._close(commit=True)
+                except IntegrityError:  # a concurrent upload of the same content committed first
+                    pass
+                else:
+                    return UploadOutcome(
+                        self.batch_id, True, self.lines_received, list(range(self._chunk_no))
+                    )
+        self._close(commit=False)
+        with self.db.reading() as s:
+            row = s.execute(
+                select(B.c.id, B.c.lines_received).where(
+                    B.c.source == self.source, B.c.content_sha256 == digest
+                )
+            ).one()
+        return UploadOutcome(row.id, False, row.lines_received)
+
+    def fail(self, reason: str) -> UploadIncomplete:
+        """Roll back what was stored, record the batch as failed (so the operator sees it), and return the error
+        to raise."""
+        self._close(commit=False)
+        try:
+            with self.db.session() as s:
+                s.execute(
+                    insert(B).values(
+                        id=self.batch_id,
+                        source=self.source,
+                        content_sha256=None,
+                        state="failed",
+                        lines_received=self.lines_received + self._nonblank,
+                        bytes_received=self.content_bytes,
+                        chunk_count=0,
+                        created_at=self._created_at,
+                        received_at=None,
+                        error=reason,
+                    )
+                )
+        except Exception:  # noqa: BLE001 - the upload failed already; the record of it is best effort
+            log.exception("could not record failed batch %s", self.batch_id)
+        return UploadIncomplete(
+            f"{reason} Nothing of this upload was accepted; send the whole file again.",
+            extra={"batch_id": self.batch_id, "bytes_received": self.bytes_received},
+        )
+
+    def abandon(self) -> None:
+        """Roll back without recording anything (an error already answered, e.g. a line too long)."""
+        self._close(commit=False)
+
+
+# --- processing ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    line_no: int
+    record: bytes
+    sha: str
+    round_id: str
+    jurisdiction: str
+    audited: services.Audited
+
+
+def _dialect_insert(session: Session, table: Any) -> Any:
+    return (
+        postgresql.insert
+        if session.bind is not None and session.bind.dialect.name == "postgresql"
+        else sqlite.insert
+    )(table)
+
+
+def _round_values(line: _Line, source: str, received_at: datetime) -> dict[str, Any]:
+    rnd, result = line.audited.round, line.audited.result
+    return {
+        "source": source,
+        "jurisdiction": rnd.jurisdiction,
+        "round_id": rnd.round_id,
+        "table_id": rnd.table_id,
+        "played_at": rnd.played_at,
+        "dealer_id": rnd.dealer_id,
+        "shoe_id": rnd.shoe_id,
+        "received_at": received_at,
+        "record": line.record,
+        "record_sha256": line.sha,
+        "verdict": result["verdict"],
+        "ruleset": result["ruleset"],
+        "engine_version": result["engine_version"],
+        "elections_source": result["elections_source"],
+        "finding_count": len(result.get("findings", ())),
+        "audit": line.audited.body.decode(),
+    }
+
+
+def _finding_values(pk: int, line: _Line, source: str) -> list[dict[str, Any]]:
+    rnd = line.audited.round
+    return [
+        {
+            "round_pk": pk,
+            "seq": i,
+            "rule": f["rule"],
+            "also_cited_as": orjson.dumps(list(f["also_cited_as"])).decode()
+            if f.get("also_cited_as")
+            else None,
+            "citation_status": f["citation_status"],
+            "category": f["category"],
+            "event_index": f.get("event"),
+            "hand": f.get("hand"),
+            "amount_delta": f.get("amount_delta"),
+            "source": source,
+            "jurisdiction": rnd.jurisdiction,
+            "table_id": rnd.table_id,
+            "played_at": rnd.played_at,
+        }
+        for i, f in enumerate(line.audited.result.get("findings", ()))
+    ]
+
+
+def _findings_json(line: _Line) -> str | None:
+    findings = line.audited.result.get("findings") or []
+    return orjson.dumps(findings).decode() if findings else None
+
+
+def _conflict_problem(line: _Line, source: str, stored_sha: str) -> str:
+    exc = services.RoundConflict(
+        f"Round {line.round_id!r} ({line.jurisdiction}) was already submitted by {source!r} with a different "
+        "record; nothing was changed.",
+        extra={"round_id": line.round_id, "stored_sha256": stored_sha, "sha256": line.sha},
+    )
+    return orjson.dumps(services.problem_body(exc)).decode()
+
+
+def audit_lines(
+    chunk: bytes, first_line: int
+) -> Iterator[tuple[int, bytes, services.Audited | services.ServiceError]]:
+    """Each non-blank line of a chunk with its audit, or the error the single-round API would answer for it."""
+    for i, raw in enumerate(chunk.split(b"\n")):
+        if not raw.strip():
+            continue
+        record = raw[:-1] if raw.endswith(b"\r") else raw
+        try:
+            yield first_line + i, record, services.audit(record)
+        except services.ServiceError as exc:
+            yield first_line + i, record, exc
+
+
+# Test hook: called inside the chunk's transaction after the rounds are inserted (a test raises here to play a
+# worker that dies mid-chunk).
+_after_rounds_hook: Callable[[str, int], None] | None = None
+
+
+def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
+    """Audit one chunk and store everything it gives, in one transaction. False if it was done already."""
+    with db.session() as s:
+        chunk = s.execute(
+            select(C.c.first_line, C.c.data, C.c.done_at)
+            .where(C.c.batch_id == batch_id, C.c.chunk_no == chunk_no)
+            .with_for_update()
+        ).one_or_none()
+        if chunk is None or chunk.done_at is not None:
+            return False
+        source = s.execute(select(B.c.source).where(B.c.id == batch_id)).scalar_one()
+        started = _now()
+        _store_chunk(s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started)
+    return True
+
+
+def _store_chunk(
+    s: Session, batch_id: str, chunk_no: int, first_line: int, data: bytes, source: str, started: datetime
+) -> None:
+    counts = dict.fromkeys(
+        ("compliant", "violations", "unreplayable", "rejected", "duplicates", "conflicts"), 0
+    )
+    results: list[dict[str, Any]] = []
+    fresh: dict[tuple[str, str], _Line] = {}
+    repeats: list[_Line] = []  # a round_id seen earlier in this chunk
+    for line_no, record, got in audit_lines(data, first_line):
+        if isinstance(got, services.ServiceError):
+            counts["rejected"] += 1
+            problem = services.problem_body(got)
+            results.append(
+                {
+                    "line_no": line_no,
+                    "round_id": got.extra.get("round_id"),
+                    "outcome": "rejected",
+                    "verdict": None,
+                    "detail": orjson.dumps(problem).decode(),
+                }
+            )
+            continue
+        line = _Line(
+            line_no,
+            record,
+            hashlib.sha256(record).hexdigest(),
+            got.round.round_id,
+            got.round.jurisdiction,
+            got,
+        )
+        key = (line.round_id, line.jurisdiction)
+        if key in fresh:
+            repeats.append(line)
+        else:
+            fresh[key] = line
+
+    stored: dict[tuple[str, str], str] = {}  # key -> sha256 of the round already stored by someone else
+    if fresh:
+        stmt = (
+            _dialect_insert(s, R)
+            .on_conflict_do_nothing(index_elements=["round_id", "source", "jurisdiction"])
+            .returning(R.c.id, R.c.round_id, R.c.jurisdiction)
+        )
+        inserted = {
+            (r.round_id, r.jurisdiction): r.id
+            for r in s.execute(stmt, [_round_values(line, source, started) for line in fresh.values()])
+        }
+        taken = [k for k in fresh if k not in inserted]
+        if taken:
+            # Another batch or submission holds these: the unique constraint decided; now compare the records.
+            ids = sorted({k[0] for k in taken})
+            for i in range(0, len(ids), 500):
+                for r in s.execute(
+                    select(R.c.round_id, R.c.jurisdiction, R.c.record_sha256).where(
+                        R.c.source == source, R.c.round_id.in_(ids[i : i + 500])
+                    )
+                ):
+                    stored[(r.round_id, r.jurisdiction)] = r.record_sha256
+        findings = [f for k, pk in inserted.items() for f in _finding_values(pk, fresh[k], source)]
+        if findings:
+            s.execute(insert(F), findings)
+    else:
+        inserted = {}
+    if _after_rounds_hook is not None:
+        _after_rounds_hook(batch_id, chunk_no)
+
+    def classify(line: _Line, against_sha: str | None) -> None:
+        verdict = line.audited.result["verdict"]
+        if against_sha is None:
+            counts[verdict] += 1
+            results.append(_result(line, verdict, verdict, _findings_json(line)))
+        elif against_sha == line.sha:
+            counts["duplicates"] += 1
+            results.append(_result(line, "duplicate", verdict, _findings_json(line)))
+        else:
+            counts["conflicts"] += 1
+            results.append(_result(line, "conflict", None, _conflict_problem(line, source, against_sha)))
+
+    for key, line in fresh.items():
+        if key in inserted:
+            classify(line, None)
+        else:
+            sha = stored.get(key)
+            if sha is None:  # cannot happen without a delete path; say so rather than guess
+                raise RuntimeError(f"round {key} neither inserted nor found")
+            classify(line, sha)
+    for line in repeats:
+        classify(line, fresh[(line.round_id, line.jurisdiction)].sha)
+    for row in results:
+        row["batch_id"] = batch_id
+    if results:
+        s.execute(insert(BR), results)
+    s.execute(
+        update(C)
+        .where(C.c.batch_id == batch_id, C.c.chunk_no == chunk_no)
+        .values(started_at=started, done_at=_now(), **counts)
+    )
+
+
+def _result(line: _Line, outcome: str, verdict: str | None, detail: str | None) -> dict[str, Any]:
+    return {
+        "line_no": line.line_no,
+        "round_id": line.round_id,
+        "outcome": outcome,
+        "verdict": verdict,
+        "detail": detail,
+    }
+
+
+def pending_chunks(session: Session, batch_id: str | None = None) -> list[tuple[str, int]]:
+    """(batch_id, chunk_no) of every chunk not yet done, of committed batches, oldest batch first."""
+    stmt = (
+        select(C.c.batch_id, C.c.chunk_no)
+        .join(B, B.c.id == C.c.batch_id)
+        .where(C.c.done_at.is_(None), B.c.state == "queued")
+        .order_by(B.c.created_at, C.c.batch_id, C.c.chunk_no)
+    )
+    if batch_id is not None:
+        stmt = stmt.where(C.c.batch_id == batch_id)
+    return [(r.batch_id, r.chunk_no) for r in session.execute(stmt)]
+
+
+# --- reading ---------------------------------------------------------------------------------------------------
+
+
+def _iso(ts: datetime | None) -> str | None:
+    return None if ts is None else ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def batch_status(session: Session, batch_id: str) -> dict[str, Any]:
+    """State and progress of a batch."""
+    b = session.execute(select(B).where(B.c.id == batch_id)).one_or_none()
+    if b is None:
+        raise BatchNotFound(f"No batch {batch_id!r}.")
+    agg = session.execute(
+        select(
+            func.count(C.c.done_at),
+            func.count(C.c.started_at),
+            func.coalesce(func.sum(C.c.line_count).filter(C.c.done_at.is_not(None)), 0),
+            func.coalesce(func.sum(C.c.compliant), 0),
+            func.coalesce(func.sum(C.c.violations), 0),
+            func.coalesce(func.sum(C.c.unreplayable), 0),
+            func.coalesce(func.sum(C.c.rejected), 0),
+            func.coalesce(func.sum(C.c.duplicates), 0),
+            func.coalesce(func.sum(C.c.conflicts), 0),
+            func.max(C.c.done_at),
+        ).where(C.c.batch_id == batch_id)
+    ).one()
+    done_chunks, started_chunks, audited = int(agg[0]), int(agg[1]), int(agg[2])
+    finished_at = agg[9]
+    if isinstance(finished_at, str):  # SQLite aggregate: the stored UTC text
+        finished_at = datetime.fromisoformat(finished_at).replace(tzinfo=UTC)
+    if b.state == "failed":
+        state = "failed"
+    elif done_chunks == b.chunk_count:
+        state = "done"
+        finished_at = finished_at or b.received_at
+    elif done_chunks or started_chunks:
+        state = "processing"
+    else:
+        state = "queued"
+    if state != "done":
+        finished_at = None
+    end = finished_at or _now()
+    elapsed = max((end - b.created_at).total_seconds(), 0.0)
+    return {
+        "batch_id": b.id,
+        "source": b.source,
+        "state": state,
+        "error": b.error,
+        "content_sha256": b.content_sha256,
+        "created_at": _iso(b.created_at),
+        "received_at": _iso(b.received_at),
+        "finished_at": _iso(finished_at),
+        "chunks": b.chunk_count,
+        "chunks_done": done_chunks,
+        "counts": {
+            "lines_received": b.lines_received,
+            "audited": audited,
+            "compliant": int(agg[3]),
+            "violations": int(agg[4]),
+            "unreplayable": int(agg[5]),
+            "rejected": int(agg[6]),
+            "duplicates": int(agg[7]),
+            "conflicts": int(agg[8]),
+        },
+        "bytes_received": b.bytes_received,
+        "elapsed_seconds": round(elapsed, 3),
+        "rate_per_second": round(audited / elapsed, 1) if elapsed > 0 else None,
+        "results": f"/v1/batches/{b.id}/results",
+    }
+
+
+def check_batch(session: Session, batch_id: str) -> None:
+    if session.execute(select(B.c.id).where(B.c.id == batch_id)).one_or_none() is None:
+        raise BatchNotFound(f"No batch {batch_id!r}.")
+
+
+def result_line(row: Any) -> bytes:
+    out: dict[str, Any] = {
+        "line": row.line_no,
+        "round_id": row.round_id,
+        "outcome": row.outcome,
+        "verdict": row.verdict,
+    }
+    if row.outcome in ("rejected", "conflict"):
+        out["problem"] = orjson.Fragment(row.detail.encode())
+    else:
+        out["findings"] = orjson.Fragment(row.detail.encode()) if row.detail else []
+    return orjson.dumps(out) + b"\n"
+
+
+def iter_results(db: Database, batch_id: str, only: str | None, page: int = 2000) -> Iterator[bytes]:
+    """The batch's per-line results as NDJSON, in line order, read in pages (keyset on line_no): flat memory."""
+    after = 0
+    outcomes = ONLY.get(only) if only else None
+    while True:
+        stmt = (
+            select(BR.c.line_no, BR.c.round_id, BR.c.outcome, BR.c.verdict, BR.c.detail)
+            .where(BR.c.batch_id == batch_id, BR.c.line_no > after)
+            .order_by(BR.c.line_no)
+            .limit(page)
+        )
+        if outcomes:
+            stmt = stmt.where(BR.c.outcome.in_(outcomes))
+        with db.reading() as s:
+            rows = s.execute(stmt).all()
+        if not rows:
+            return
+        yield b"".join(result_line(r) for r in rows)
+        after = rows[-1].line_no
+
+
+# --- the in-process runner (SQLite, or when asked) -------------------------------------------------------------
+
+
+class InlineRunner:
+    """Audits chunks in a background thread of this process: the embedded (SQLite) default. At start it takes up
+    every chunk left undone (the service stopped or died mid-batch)."""
+
+    def __init__(self, db: Database, retries: int = 5) -> None:
+        self.db = db
+        self.retries = retries
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bjaudit-batch")
+        self._stopping = threading.Event()
+
+    def submit(self, items: Iterable[tuple[str, int]]) -> None:
+        for batch_id, chunk_no in items:
+            self._pool.submit(self._run, batch_id, chunk_no)
+
+    def resume(self) -> int:
+        with self.db.reading() as s:
+            todo = pending_chunks(s)
+        self.submit(todo)
+        return len(todo)
+
+    def _run(self, batch_id: str, chunk_no: int) -> None:
+        for attempt in range(self.retries + 1):
+            if self._stopping.is_set():
+                return
+            try:
+                process_chunk(self.db, batch_id, chunk_no)
+                return
+            except Exception:  # noqa: BLE001 - logged; the chunk stays undone and is retried (now or at restart)
+                log.exception("batch %s chunk %s failed (attempt %d)", batch_id, chunk_no, attempt + 1)
+                time.sleep(min(0.2 * 2**attempt, 5.0))
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def chunk_refs(batch_id: str, chunks: Sequence[int]) -> list[tuple[str, int]]:
+    return [(batch_id, c) for c in chunks]

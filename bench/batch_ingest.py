@@ -1,0 +1,236 @@
+"""Batch ingest benchmark: a generated day of rounds through the HTTP API on PostgreSQL, end to end, beside a raw
+COPY of the same records measured in the same run.
+
+    .venv/bin/python -m bench.batch_ingest --rounds 200000
+
+Steps: generate N rounds (``bjaudit generate``, 5% with an injected error) to an NDJSON file; create a fresh
+PostgreSQL database (from BJAUDIT_TEST_POSTGRES_URL, default postgres@127.0.0.1) and migrate it; COPY the records
+into an equivalent table (raw record + round_id, jurisdiction, table_id, played_at; the record column lz4 like
+``rounds.record``) and time it; start ``bjaudit serve`` (queue runner) and W ``bjaudit worker`` processes; upload
+the file with the CLI's code path (``app.upload``) and wait until the batch is done. Reports rounds/s end to end
+(upload start to last chunk committed), the COPY rate, their ratio, and peak RSS sampled from /proc every 0.2 s:
+per process, and the peak of the SUM over the service and its workers. The database is dropped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+import psycopg
+
+from app.cli import main as cli_main
+from app.config import sqlalchemy_url
+from app.store.migrate import upgrade_head
+from app.upload import upload_file, wait_for
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _libpq(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(sqlalchemy_url(url)).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class RssSampler(threading.Thread):
+    def __init__(self, pids: dict[str, int]) -> None:
+        super().__init__(daemon=True)
+        self.pids = pids
+        self.peak = dict.fromkeys(pids, 0)
+        self.peak_sum = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            total = 0
+            for name, pid in self.pids.items():
+                kib = _rss_kib(pid)
+                total += kib
+                self.peak[name] = max(self.peak[name], kib)
+            self.peak_sum = max(self.peak_sum, total)
+            time.sleep(0.2)
+
+
+def raw_copy(conninfo: str, path: Path) -> tuple[int, float]:
+    with psycopg.connect(conninfo) as conn:
+        conn.execute(
+            "CREATE TABLE copy_baseline (record bytea NOT NULL, round_id text, jurisdiction text, table_id text, "
+            "played_at timestamptz)"
+        )
+        try:
+            conn.execute("ALTER TABLE copy_baseline ALTER COLUMN record SET COMPRESSION lz4")
+        except psycopg.Error:
+            conn.rollback()
+        conn.commit()
+        n = 0
+        t0 = time.perf_counter()
+        with (
+            conn.cursor() as cur,
+            cur.copy(
+                "COPY copy_baseline (record, round_id, jurisdiction, table_id, played_at) FROM STDIN"
+            ) as copy,
+            path.open("rb") as f,
+        ):
+            for line in f:
+                line = line.rstrip(b"\n")
+                if not line:
+                    continue
+                d = orjson.loads(line)
+                copy.write_row((line, d["round_id"], d["jurisdiction"], d["table"]["id"], d["played_at"]))
+                n += 1
+        conn.commit()
+        return n, time.perf_counter() - t0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=200_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--error-rate", type=float, default=0.05)
+    ap.add_argument(
+        "--timeout", type=float, default=900, help="give up after this many seconds of processing"
+    )
+    ap.add_argument(
+        "--admin-url",
+        default=os.environ.get("BJAUDIT_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"),
+    )
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="bjaudit-bench-"))
+    data = tmp / "day.ndjson"
+    t0 = time.perf_counter()
+    cli_main(
+        [
+            "generate",
+            "--rounds",
+            str(args.rounds),
+            "--seed",
+            str(args.seed),
+            "--error-rate",
+            str(args.error_rate),
+            "--output",
+            str(data),
+        ]
+    )
+    size_mb = data.stat().st_size / 1e6
+    print(
+        f"generated {args.rounds:,} rounds, {size_mb:,.1f} MB in {time.perf_counter() - t0:.1f} s", flush=True
+    )
+
+    name = f"bjaudit_bench_{secrets.token_hex(4)}"
+    admin = psycopg.connect(_libpq(args.admin_url), autocommit=True)
+    admin.execute(f'CREATE DATABASE "{name}"')
+    from sqlalchemy.engine import make_url
+
+    url = make_url(sqlalchemy_url(args.admin_url)).set(database=name).render_as_string(hide_password=False)
+    procs: list[subprocess.Popen[bytes]] = []
+    logs = []
+    try:
+        upgrade_head(url)
+        n_copy, copy_s = raw_copy(_libpq(url), data)
+        copy_rate = n_copy / copy_s
+        print(f"raw COPY: {n_copy:,} rows in {copy_s:.1f} s = {copy_rate:,.0f} rows/s", flush=True)
+
+        port = _free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": url,
+            "BJAUDIT_BATCH_RUNNER": "queue",
+            "BJAUDIT_ACCESS_LOG": "false",
+            "BJAUDIT_LOG_LEVEL": "warning",
+        }
+        for i, cmd in enumerate([["serve", "--port", str(port)]] + [["worker"]] * args.workers):
+            log = (tmp / f"proc{i}.log").open("wb")
+            logs.append(log)
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "app.cli", *cmd],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(base + "/readyz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("service did not start: see " + str(tmp))
+            time.sleep(0.2)
+        sampler = RssSampler(
+            {"service": procs[0].pid, **{f"worker{i + 1}": p.pid for i, p in enumerate(procs[1:])}}
+        )
+        sampler.start()
+        with httpx.Client(base_url=base, timeout=httpx.Timeout(30, read=args.timeout)) as client:
+            t0 = time.perf_counter()
+            accepted = upload_file(client, data, source="bench", gzip=False, err=sys.stderr)
+            t_up = time.perf_counter() - t0
+            st = wait_for(client, accepted["location"], sys.stderr, poll=1.0)
+            total = time.perf_counter() - t0
+        sampler.stop.set()
+        sampler.join()
+        c = st["counts"]
+        rate = c["audited"] / total
+        print()
+        print(
+            f"end to end: {c['audited']:,} rounds in {total:.1f} s = {rate:,.0f} rounds/s "
+            f"(upload stored in {t_up:.1f} s; state {st['state']})"
+        )
+        print(f"  counts: {c}")
+        print(f"raw COPY of the same records: {copy_rate:,.0f} rows/s")
+        print(f"ratio end-to-end / raw COPY: {rate / copy_rate:.2f} (aim >= 0.33)")
+        peaks = ", ".join(f"{k} {v / 1024:.0f} MB" for k, v in sampler.peak.items())
+        print(f"peak RSS: {peaks}; peak of the sum {sampler.peak_sum / 1024:.0f} MB (aim < 500 MB)")
+        return 0 if st["state"] == "done" else 1
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for log in logs:
+            log.close()
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+        data.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""POST /v1/batches end to end on SQLite and PostgreSQL (audited in-process): exact per-line outcomes and counts,
+gzip, cut-off uploads, idempotent re-upload, a chunk that dies half-way, results streaming, resumption."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+
+from app import batches
+from app.config import Settings
+from app.main import create_app
+from app.mutator import mutate
+from app.store.db import Database
+from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, results, wait_done
+
+
+def _problem(client: TestClient, record: bytes) -> dict[str, Any]:
+    """What the single-round API answers for this record, without its request-specific `instance`."""
+    r = client.post("/v1/audit", content=record, headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    body: dict[str, Any] = r.json()
+    body.pop("instance", None)
+    return body
+
+
+def _mutated(doc: dict[str, Any], seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    out = mutate(doc, rng)
+    assert out is not None
+    return out[0]
+
+
+def test_mixed_batch_gives_exact_per_line_results(
+    client: TestClient, examples: dict[str, bytes], count: Callable[[str], int]
+) -> None:
+    legal = legal_rounds(8)
+    docs = [dumps(d) for d in legal]
+    # Submitted before the batch through the single-round API: one the batch repeats, one it contradicts.
+    assert (
+        client.post("/v1/rounds", content=docs[6], headers={"content-type": "application/json"}).status_code
+        == 201
+    )
+    assert (
+        client.post("/v1/rounds", content=docs[7], headers={"content-type": "application/json"}).status_code
+        == 201
+    )
+    bad_json = b'{"round_id": "X-1", "jurisdiction": '
+    bad_schema = orjson.dumps({"round_id": "X-2", "jurisdiction": "US-NJ", "seats": []})
+    violation = examples["nj-dealer-draws-on-hard-17"].replace(b"\n", b" ")
+    changed = dumps(_mutated(legal[1], 5))  # same round_id as docs[1], another record
+    changed7 = dumps({**legal[7], "dealer_id": "E-999"})
+    lines = [
+        docs[0],  # 1 compliant
+        docs[1],  # 2 compliant
+        violation,  # 3 violations
+        bad_json,  # 4 rejected
+        b"",  # 5 blank: no result, but counted in line numbers
+        bad_schema,  # 6 rejected
+        docs[0],  # 7 duplicate within the batch (another chunk: 4 lines a chunk)
+        changed,  # 8 conflict within the batch
+        docs[6],  # 9 duplicate of a round submitted before
+        changed7,  # 10 conflict with a round submitted before
+        docs[2],  # 11 compliant
+        docs[0],  # 12 duplicate again, same chunk as 11
+    ]
+    r = client.post("/v1/batches", content=ndjson(lines), headers=NDJSON)
+    assert r.status_code == 202, r.text
+    body = r.json()
+    assert body["lines_received"] == 11 and body["created"] is True
+    assert r.headers["location"] == body["location"] == f"/v1/batches/{body['batch_id']}"
+    st = wait_done(client, body["batch_id"])
+    assert st["state"] == "done"
+    assert st["counts"] == {
+        "lines_received": 11,
+        "audited": 11,
+        "compliant": 3,
+        "violations": 1,
+        "unreplayable": 0,
+        "rejected": 2,
+        "duplicates": 3,
+        "conflicts": 2,
+    }
+    got = results(client, body["batch_id"])
+    assert [(x["line"], x["outcome"]) for x in got] == [
+        (1, "compliant"),
+        (2, "compliant"),
+        (3, "violations"),
+        (4, "rejected"),
+        (6, "rejected"),
+        (7, "duplicate"),
+        (8, "conflict"),
+        (9, "duplicate"),
+        (10, "conflict"),
+        (11, "compliant"),
+        (12, "duplicate"),
+    ]
+    by_line = {x["line"]: x for x in got}
+    assert by_line[1]["round_id"] == legal[0]["round_id"] and by_line[1]["findings"] == []
+    assert by_line[3]["verdict"] == "violations"
+    assert [f["rule"] for f in by_line[3]["findings"]] == [
+        f["rule"]
+        for f in client.post(
+            "/v1/audit", content=violation, headers={"content-type": "application/json"}
+        ).json()["findings"]
+    ]
+    # Rejected lines carry exactly the single-round API's problem.
+    assert by_line[4]["problem"] == _problem(client, bad_json)
+    assert by_line[6]["problem"] == _problem(client, bad_schema)
+    assert by_line[6]["round_id"] == "X-2"
+    assert by_line[8]["problem"]["status"] == 409 and by_line[8]["round_id"] == legal[1]["round_id"]
+    assert by_line[10]["problem"]["type"] == "urn:bjaudit:problem:round-conflict"
+    # Stored once each: 3 legal + 1 violation from the batch, 2 submitted before.
+    assert count("SELECT count(*) FROM rounds") == 6
+    assert count("SELECT count(*) FROM batch_results") == 11
+    # Batch rounds are ordinary stored rounds.
+    r = client.get(f"/v1/rounds/{legal[2]['round_id']}")
+    assert r.status_code == 200 and r.json()["record_sha256"]
+    assert client.get("/v1/rounds", params={"verdict": "violations"}).json()["items"]
+
+    # Filters
+    assert [x["line"] for x in results(client, body["batch_id"], "findings")] == [3]
+    assert [x["line"] for x in results(client, body["batch_id"], "rejected")] == [4, 6]
+    assert client.get(f"/v1/batches/{body['batch_id']}/results?only=nope").status_code == 422
+    assert client.get("/v1/batches/nope").status_code == 404
+    assert client.get("/v1/batches/nope/results").status_code == 404
+
+
+def test_gzip_upload_and_idempotent_reupload(client: TestClient, count: Callable[[str], int]) -> None:
+    docs = [dumps(d) for d in legal_rounds(10, seed=3)]
+    raw = ndjson(docs)
+    # Two gzip members back to back, as `cat a.gz b.gz` makes.
+    body = gzip.compress(raw[: len(raw) // 2]) + gzip.compress(raw[len(raw) // 2 :])
+    headers = {**NDJSON, "content-encoding": "gzip"}
+    r = client.post("/v1/batches", content=body, headers=headers)
+    assert r.status_code == 202, r.text
+    first = r.json()
+    st = wait_done(client, first["batch_id"])
+    assert st["state"] == "done" and st["counts"]["compliant"] == 10
+    assert st["content_sha256"] and st["bytes_received"] == len(raw)
+
+    # The same content again (plain this time): the same batch, nothing new stored.
+    r = client.post("/v1/batches", content=raw, headers=NDJSON)
+    assert r.status_code == 200 and r.json()["batch_id"] == first["batch_id"]
+    assert r.headers["idempotent-replayed"] == "true"
+    assert count("SELECT count(*) FROM batches") == 1
+    assert count("SELECT count(*) FROM rounds") == 10
+    # Another source is another batch: its rounds are other rounds (round_id is unique per source).
+    r = client.post("/v1/batches", content=raw, headers={**NDJSON, "x-bjaudit-source": "other"})
+    assert r.status_code == 202
+    assert wait_done(client, r.json()["batch_id"])["counts"]["compliant"] == 10
+
+
+def test_cut_off_upload_is_reported_not_half_accepted(
+    client: TestClient, count: Callable[[str], int]
+) -> None:
+    docs = [dumps(d) for d in legal_rounds(12, seed=4)]
+    whole = gzip.compress(ndjson(docs))
+    r = client.post(
+        "/v1/batches", content=whole[: len(whole) * 2 // 3], headers={**NDJSON, "content-encoding": "gzip"}
+    )
+    assert r.status_code == 400, r.text
+    problem = r.json()
+    assert problem["type"] == "urn:bjaudit:problem:batch-upload-incomplete"
+    st = client.get(f"/v1/batches/{problem['batch_id']}").json()
+    assert st["state"] == "failed" and "gzip" in st["error"]
+    assert count("SELECT count(*) FROM batch_chunks") == 0
+    assert count("SELECT count(*) FROM rounds") == 0
+    r = client.post("/v1/batches", content=b"not gzip at all", headers={**NDJSON, "content-encoding": "gzip"})
+    assert r.status_code == 400
+    assert client.post("/v1/batches", content=b"{}", headers={"content-type": "text/csv"}).status_code == 415
+
+
+def test_content_length_mismatch_fails_the_upload(settings: Settings, count: Callable[[str], int]) -> None:
+    db = Database.from_settings(settings)
+    try:
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=2, max_line_bytes=10_000)
+        w.feed(ndjson([dumps(d) for d in legal_rounds(5, seed=6)]))
+        with pytest.raises(batches.UploadIncomplete):
+            raise w.finish(declared_length=w.bytes_received + 100)
+    finally:
+        db.dispose()
+    assert count("SELECT count(*) FROM batch_chunks") == 0
+    assert count("SELECT count(*) FROM batches WHERE state = 'failed'") == 1
+
+
+def test_a_chunk_that_dies_half_way_leaves_nothing_and_is_redone(
+    settings: Settings, count: Callable[[str], int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = Database.from_settings(settings)
+    try:
+        docs = [dumps(d) for d in legal_rounds(10, seed=8)]
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=4, max_line_bytes=1 << 20)
+        w.feed(ndjson(docs + [docs[0]]))
+        up = w.finish(None)
+        assert up.chunks == [0, 1, 2]
+
+        def die(batch_id: str, chunk_no: int) -> None:
+            if chunk_no == 1:
+                raise KeyboardInterrupt("worker killed")
+
+        monkeypatch.setattr(batches, "_after_rounds_hook", die)
+        assert batches.process_chunk(db, up.batch_id, 0)
+        with pytest.raises(KeyboardInterrupt):
+            batches.process_chunk(db, up.batch_id, 1)
+        assert count("SELECT count(*) FROM rounds") == 4  # chunk 0 only: chunk 1's inserts rolled back
+        assert count("SELECT count(*) FROM batch_chunks WHERE done_at IS NOT NULL") == 1
+        monkeypatch.setattr(batches, "_after_rounds_hook", None)
+        with db.reading() as s:
+            assert batches.pending_chunks(s, up.batch_id) == [(up.batch_id, 1), (up.batch_id, 2)]
+        assert batches.process_chunk(db, up.batch_id, 1)
+        assert batches.process_chunk(db, up.batch_id, 2)
+        assert not batches.process_chunk(db, up.batch_id, 1)  # done: never twice
+        with db.reading() as s:
+            st = batches.batch_status(s, up.batch_id)
+        assert st["state"] == "done"
+        assert st["counts"]["compliant"] == 10 and st["counts"]["duplicates"] == 1
+        assert count("SELECT count(*) FROM rounds") == 10
+        assert count("SELECT count(*) FROM batch_results") == 11
+    finally:
+        db.dispose()
+
+
+def test_service_restart_resumes_undone_chunks(settings: Settings, count: Callable[[str], int]) -> None:
+    """A batch stored but not audited (the service stopped) is taken up when the service starts again."""
+    db = Database.from_settings(settings)
+    try:
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=3, max_line_bytes=1 << 20)
+        w.feed(ndjson([dumps(d) for d in legal_rounds(7, seed=9)]))
+        up = w.finish(None)
+    finally:
+        db.dispose()
+    with TestClient(create_app(settings)) as c:
+        st = wait_done(c, up.batch_id)
+    assert st["state"] == "done" and st["counts"]["compliant"] == 7
+    assert count("SELECT count(*) FROM rounds") == 7
