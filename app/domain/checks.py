@@ -23,12 +23,12 @@ Roles, by check:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar
 
 from app.domain.cards import TEN_VALUE, hand_total, is_natural, value
 from app.domain.model import Settle
-from app.domain.replay import CardAt, HandState, Trace
+from app.domain.replay import CardAt, HandState, SeatState, Trace
 from app.domain.rules import Check, Ctx
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -709,7 +709,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                         actual="settled again",
                     )
                 continue
-            first = _settled_once(ctx, h.settles, h.name, f"Hand {h.name}'s wager of {h.stake}")
+            first = _settled_once(ctx, h.settles, _main_wager, h)
             if first is None or aggregate:
                 continue
             i, settle = first
@@ -730,10 +730,29 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             _compare_split_seat(t, ctx, seat.seat, original_only)
 
 
+T = TypeVar("T")
+
+
+def _main_wager(h: HandState) -> tuple[str, str]:
+    return h.name, f"Hand {h.name}'s wager of {h.stake}"
+
+
+def _insurance_wager(seat: SeatState) -> tuple[str, str]:
+    return str(seat.seat), f"Seat {seat.seat}'s insurance of {seat.insured}"
+
+
+def _additional_wager(seat: SeatState) -> tuple[str, str]:
+    return str(seat.seat), f"Seat {seat.seat}'s additional wager"
+
+
 def _settled_once(
-    ctx: Ctx, settles: list[tuple[int, Settle]], where: str, wager: str
+    ctx: Ctx, settles: list[tuple[int, Settle]], describe: Callable[[T], tuple[str, str]], subject: T
 ) -> tuple[int, Settle] | None:
-    """A wager's settlement; a missing one, or any after the first, is reported."""
+    """A wager's settlement; a missing one, or any after the first, is reported. ``describe(subject)`` gives the
+    finding's hand and the wager in words (built only for a finding)."""
+    if len(settles) == 1:
+        return settles[0]
+    where, wager = describe(subject)
     if not settles:
         ctx.emit("missing_settlement", None, where, f"{wager} was never settled.", "a settlement", "none")
         return None
@@ -811,7 +830,7 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
         if not seat.insurance:
             continue
         s = seat.seat
-        first = _settled_once(ctx, seat.insurance_settles, str(s), f"Seat {s}'s insurance of {seat.insured}")
+        first = _settled_once(ctx, seat.insurance_settles, _insurance_wager, seat)
         if first is None:
             continue
         i, settle = first
@@ -979,7 +998,7 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                 expected=required,
                 actual=seat.additional_amount,
             )
-        first = _settled_once(ctx, seat.additional_settles, str(s), f"Seat {s}'s additional wager")
+        first = _settled_once(ctx, seat.additional_settles, _additional_wager, seat)
         if first is None:
             continue
         i, settle = first

@@ -58,7 +58,6 @@ class HandState:
     surrendered_at: int | None = None
     even_money: tuple[int, int] | None = None  # (event, amount)
     settles: list[tuple[int, Settle]] = field(default_factory=list)
-    actions: list[tuple[int, str]] = field(default_factory=list)  # recorded hit/stand decisions
     splits: list[int] = field(default_factory=list)  # events at which this hand was split
     blackjack: bool = False  # set when the replay ends: a natural in a hand of a seat that never split
 
@@ -184,6 +183,8 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     dealer: list[CardAt] = []
     problems: list[RecordProblem] = []
     player_cards: list[tuple[HandState, CardAt]] = []
+    player_draws: list[tuple[HandState, CardAt]] = []
+    present: set[str] = set()
     peeks: list[tuple[int, bool]] = []
     counts: dict[str, int] = {}
     initial_deal_end: int | None = None
@@ -229,6 +230,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     h: HandState | None
     for i, ev in enumerate(round_.events):
         kind_of_event = ev.type
+        present.add(kind_of_event)
         if kind_of_event == "deal":
             assert isinstance(ev, Deal)
             to, card = ev.to, ev.card
@@ -268,6 +270,8 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
                 c = CardAt(card, i, ev.face, kind)
                 h.cards.append(c)
                 player_cards.append((h, c))
+                if kind == "draw" or kind == "double":
+                    player_draws.append((h, c))
                 if initial:
                     owed -= 1
                 elif initial_deal_end is not None and first_later_player_card is None:
@@ -291,8 +295,10 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             initial_open = False
         if kind_of_event == "stand" or kind_of_event == "hit":
             assert isinstance(ev, Hit | Stand)
-            if (h := hands.get(ev.hand) or hand_of(i, ev.hand, f"A {kind_of_event}")) is not None:
-                h.actions.append((i, kind_of_event))
+            if ev.hand not in hands:
+                hand_of(
+                    i, ev.hand, f"A {kind_of_event}"
+                )  # the optional decision events must name a real hand
         elif isinstance(ev, Settle):
             if ev.bet == "main":
                 assert ev.hand is not None
@@ -392,7 +398,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         )
     dealer_values = [c.card for c in dealer]
     return Trace(
-        present=frozenset(e.type for e in round_.events),
+        present=frozenset(present),
         dealer_values=dealer_values,
         dealer_blackjack=len(dealer) >= 2 and is_natural(dealer_values[:2]),
         hand_list=hand_list,
@@ -403,7 +409,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         dealer=dealer,
         problems=problems,
         player_cards=player_cards,
-        player_draws=[(x, c) for x, c in player_cards if c.kind == "draw" or c.kind == "double"],
+        player_draws=player_draws,
         peeks=peeks,
         initial_deal_end=initial_deal_end,
         dealer_second_at=dealer_second_at,
