@@ -19,15 +19,26 @@ from app.config import Settings, sqlalchemy_url
 UNAVAILABLE = (DBAPIError,)
 
 
+def ensure_sqlite_directory(database_url: str) -> None:
+    """Make the directory of a SQLite database file (``./var`` on a fresh checkout). A directory that cannot be
+    made is reported when the database is first needed (503 for a request), not here."""
+    url = make_url(sqlalchemy_url(database_url))
+    database = url.database or ""
+    if (
+        url.get_backend_name() == "sqlite"
+        and database
+        and database != ":memory:"
+        and not database.startswith("file:")
+    ):
+        with contextlib.suppress(OSError):
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
 def make_engine(settings: Settings) -> Engine:
     url = make_url(sqlalchemy_url(settings.database_url))
     kwargs: dict[str, Any] = {"pool_pre_ping": False}
     if url.get_backend_name() == "sqlite":
-        database = url.database or ""
-        if database and database != ":memory:" and not database.startswith("file:"):
-            # A directory that cannot be made is reported when a request needs the database (503), not here.
-            with contextlib.suppress(OSError):
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        ensure_sqlite_directory(settings.database_url)
         kwargs["connect_args"] = {"timeout": settings.db_pool_timeout, "check_same_thread": False}
         engine = create_engine(url, **kwargs)
         event.listen(engine, "connect", _sqlite_on_connect)

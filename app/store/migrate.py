@@ -11,6 +11,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 
 from app.config import sqlalchemy_url
+from app.store.db import ensure_sqlite_directory
 
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,6 +35,7 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade_head(database_url: str) -> None:
+    ensure_sqlite_directory(database_url)
     command.upgrade(alembic_config(database_url), "head")
 
 
