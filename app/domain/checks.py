@@ -40,7 +40,7 @@ def check_player_draws(t: Trace, ctx: Ctx) -> None:
         before = _cards_before(h, c)
         total, _ = hand_total(before)
         name = h.name
-        if h.split_aces:
+        if h.split_aces and len(before) >= 2:
             msg = (
                 f"Hand {name} is a split ace and may have only one card dealt to it; {c.card} was dealt "
                 f"as card {len(before) + 1}."
@@ -48,7 +48,7 @@ def check_player_draws(t: Trace, ctx: Ctx) -> None:
             ctx.emit("split_aces_draw", c.event, name, msg, expected="no further card", actual=c.card)
             ctx.emit("split_aces_more", c.event, name, msg, expected="no further card", actual=c.card)
             continue
-        if c.kind == "double":
+        if c.kind == "double" or len(before) < 2:
             continue
         if any(d < c.event for d, _ in h.doubles):
             ctx.emit(
@@ -133,10 +133,11 @@ def check_doubles(t: Trace, ctx: Ctx) -> None:
                     "double_when",
                     i,
                     name,
-                    f"Hand {name} doubled down on {len(cards)} cards; a double is allowed only on a hand's "
+                    f"Hand {name} doubled down on {len(cards)} card{'s' if len(cards) != 1 else ''}; a double is "
+                    "allowed only on a hand's "
                     "first two cards.",
                     expected="first two cards",
-                    actual=f"{len(cards)} cards",
+                    actual=f"{len(cards)} card{'s' if len(cards) != 1 else ''}",
                 )
             elif hand_total(cards)[0] == 21:
                 what = "a blackjack" if is_natural(cards) and not t.seats[h.id[0]].split else "a two-card 21"
@@ -227,14 +228,15 @@ def check_splits(t: Trace, ctx: Ctx) -> None:
                             actual=f"{hands_before + 1} hands",
                         )
                     continue
-                limit = _resplit_limit(e.get("boxes"))
+                boxes = e.get("boxes")
+                limit = _resplit_limit(boxes)
                 if hands_before + 1 > limit:
+                    where = f"a table with {boxes} boxes" if isinstance(boxes, int) else "any table"
                     ctx.emit(
                         "resplit_limit",
                         i,
                         name,
-                        f"Seat {seat.seat} split into {hands_before + 1} hands; at a table with "
-                        f"{e.get('boxes')} boxes at most {limit} are allowed.",
+                        f"Seat {seat.seat} split into {hands_before + 1} hands; at {where} at most {limit} are allowed.",
                         expected=f"at most {limit} hands",
                         actual=f"{hands_before + 1} hands",
                     )
@@ -253,8 +255,11 @@ def check_splits(t: Trace, ctx: Ctx) -> None:
 def _resplit_limit(boxes: object) -> int:
     # Interpretation (13:69F-2.11(e)): up to three splits (four hands) at tables with up to six boxes, two
     # splits (three hands) at seven. A table with more boxes is not authorised to resplit at all; its election is
-    # reported separately, and its hands are held to the seven-box limit here.
-    return 4 if isinstance(boxes, int) and boxes <= 6 else 3
+    # reported separately, and its hands are held to the seven-box limit here. When the box count is not known,
+    # only the four-hand limit that binds every table is checked.
+    if not isinstance(boxes, int):
+        return 4
+    return 4 if boxes <= 6 else 3
 
 
 def check_split_order(t: Trace, ctx: Ctx) -> None:
@@ -459,14 +464,15 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
                 actual=amount,
                 amount_delta=h.wager - amount,
             )
-        if t.dealer_second_at is not None and i > t.dealer_second_at:
+        known = t.dealer_second_known_at()
+        if known is not None and i > known:
             ctx.emit(
                 "even_money_timing",
                 i,
                 h.name,
-                f"Seat {s} was paid even money after the dealer's second card; it is paid immediately, before "
-                "the dealer's hand is known.",
-                expected=f"before event {t.dealer_second_at}",
+                f"Seat {s} was paid even money after the dealer's second card was known; it is paid immediately, "
+                "before the dealer's hand is known.",
+                expected=f"before event {known}",
                 actual=f"event {i}",
             )
 
@@ -513,14 +519,14 @@ def _live(t: Trace, before_event: int) -> bool:
         ):
             return True  # 19:47-2.10(c): nobody knows yet whether a face-down double card busted the hand
         cards = _cards_at(h, before_event)
-        if hand_total(cards)[0] > 21 or (h.blackjack and len(cards) == 2):
+        if not cards or hand_total(cards)[0] > 21 or (h.blackjack and len(cards) == 2):
             continue
         return True
     return False
 
 
 def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
-    if len(t.dealer) == 1 and _live(t, 1 << 30):
+    if len(t.dealer) == 1 and (_live(t, 1 << 30) or any(seat.insurance for seat in t.seats.values())):
         ctx.emit(
             draw_regime(t, ctx)[0],
             None,
@@ -550,7 +556,7 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
         total, soft = hand_total(values[:k])
         stands = _stands(total, soft, h17)
         if stands:
-            delta, changed = _restitution(t, values[:k])
+            delta, changed = _restitution(t, values[:k], _pays_six_five(t, ctx))
             note = f" Had the dealer stood, {changed}." if changed else ""
             ctx.emit(
                 role,
@@ -587,7 +593,7 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
         )
 
 
-def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
+def _restitution(t: Trace, dealer_cards: list[str], six_five: bool) -> tuple[int, str]:
     """What the players are owed (+) or owe (-) had the dealer stopped with ``dealer_cards``, against the
     settlements due on the cards as dealt."""
     delta = 0
@@ -595,8 +601,8 @@ def _restitution(t: Trace, dealer_cards: list[str]) -> tuple[int, str]:
     for h in t.all_hands():
         if h.surrendered_at is not None or h.even_money is not None:
             continue
-        actual = _expect(t, h, _dealer_facts(t.dealer_values)).nets[0]
-        should = _expect(t, h, _dealer_facts(dealer_cards)).nets[0]
+        actual = _expect(h, _dealer_facts(t.dealer_values), six_five).nets[0]
+        should = _expect(h, _dealer_facts(dealer_cards), six_five).nets[0]
         if actual != should:
             delta += should - actual
             changed.append(f"hand {h.name} would have {_verb(should)}, not {_verb(actual)}")
@@ -636,6 +642,12 @@ def _ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
     return (exact,) if rest == 0 else (exact, exact + 1)
 
 
+def _pays_six_five(t: Trace, ctx: Ctx) -> bool:
+    """Whether a blackjack is due at 6 to 5: the table elects it and the jurisdiction permits it (where it does not,
+    the election is itself a finding and blackjacks are still due at 3 to 2)."""
+    return t.elections.get("blackjack_pays") == "6:5" and ctx.params.get("six_five_permitted", True) is True
+
+
 DealerFacts = tuple[int, bool, bool]
 """The dealer's total, whether it is a blackjack, and whether the first card is an ace or ten-value."""
 
@@ -652,7 +664,7 @@ def _dealer_facts(dealer: Sequence[str]) -> DealerFacts:
 _BJ_VS_BJ = "its blackjack against the dealer's blackjack is a stand off"
 
 
-def _expect(t: Trace, h: HandState, dealer: DealerFacts) -> Expect:
+def _expect(h: HandState, dealer: DealerFacts, six_five: bool) -> Expect:
     wager = h.wager
     stake = wager + sum(a for _, a in h.doubles) if h.doubles else wager
     dt, dbj, ace_ten = dealer
@@ -663,7 +675,7 @@ def _expect(t: Trace, h: HandState, dealer: DealerFacts) -> Expect:
     if h.blackjack:
         if dbj:
             return Expect((0,), "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", _BJ_VS_BJ)
-        if t.elections.get("blackjack_pays") == "6:5":
+        if six_five:
             nets, why = _ratio(wager, 6, 5), "its blackjack pays 6 to 5"
         else:
             nets, why = _ratio(wager, 3, 2), "its blackjack pays 3 to 2"
@@ -694,6 +706,7 @@ def _sign(n: int) -> int:
 
 def check_settlements(t: Trace, ctx: Ctx) -> None:
     facts = _dealer_facts(t.dealer_values)
+    six_five = _pays_six_five(t, ctx)
     original_only = ctx.params.get("dealer_blackjack_collects") == "original_only"
     for seat in t.seats.values():
         aggregate = t.dealer_blackjack and seat.split
@@ -713,7 +726,10 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             if first is None or aggregate:
                 continue
             i, settle = first
-            exp = _expect(t, h, facts)
+            if len(h.cards) < 2 and h.surrendered_at is None:
+                # A box that never received its cards: we hold no irregularity rule to judge its settlement by.
+                continue
+            exp = _expect(h, facts, six_five)
             if t.dealer_blackjack and h.doubles and not t.is_blackjack(h):
                 # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
                 only = -h.wager
@@ -835,6 +851,18 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
             continue
         i, settle = first
         if second is None:
+            if settle.net != 0:
+                paid = settle.net > 0
+                ctx.emit(
+                    "insurance_outcome" if paid else "insurance_collect_timing",
+                    i,
+                    str(s),
+                    f"Seat {s}'s insurance was {'paid' if paid else 'collected'}, but the dealer never received the "
+                    "second card that decides it.",
+                    expected="settled on the dealer's second card",
+                    actual=f"{_done(settle.net)} with no second card",
+                    amount_delta=-settle.net if paid else None,
+                )
             continue
         wins = second.card[0] in TEN_VALUE
         want = 2 * seat.insured if wins else -seat.insured
@@ -1042,7 +1070,12 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                     f"Seat {s}'s losing additional wager was collected "
                     f"{'after further cards were dealt to players' if late else 'before every player had two cards'}"
                     "; it must be collected right after each player's second card.",
-                    expected=f"between events {last_initial} and {t.first_later_player_card}",
+                    expected=f"after event {last_initial}"
+                    + (
+                        f", before event {t.first_later_player_card}"
+                        if t.first_later_player_card is not None
+                        else ""
+                    ),
                     actual=f"event {i}",
                 )
 

@@ -161,6 +161,19 @@ class Trace:
         ]
         return max(marks) if marks else None
 
+    def dealer_second_known_at(self) -> int | None:
+        """When the dealer's second card became known at the table: when dealt face up, else when turned up or
+        peeked at."""
+        if len(self.dealer) < 2:
+            return None
+        second = self.dealer[1]
+        if second.face != "down":
+            return second.event
+        marks = [e for e, _ in self.peeks if e > second.event]
+        if second.revealed_at is not None:
+            marks.append(second.revealed_at)
+        return min(marks, default=None)
+
     def all_hands(self) -> list[HandState]:
         return self.hand_list
 

@@ -31,6 +31,10 @@ def nj(
     also: tuple[str, ...] = ()
     if rule.startswith("19:47-"):
         also = ("13:69F-" + rule.removeprefix("19:47-"),)
+    elif rule.startswith("13:69F-2.12(b)"):
+        # 19:47-2.10(c) (seed) cites "N.J.A.C. 19:47-2.12(b)" for the dealer's drawing options: the one 19:47
+        # number of 2.12 we know exists. Its subparagraph numbers are not known, so they are not given.
+        also = ("19:47-2.12(b)",)
     return Rule(
         rule=rule,
         citation=f"N.J.A.C. {rule}",
@@ -218,13 +222,20 @@ R_2_17_d = nj(
     "any further card is dealt to any player.",
     elections=("additional_wager",),
 )
-R_2_2_a = nj(
-    "13:69F-2.2(a)",
-    "Minimum number of decks",
+R_2_2_a1 = nj(
+    "13:69F-2.2(a)1",
+    "A game dealt from the hand uses one or two decks",
     "election",
-    "A game dealt from the hand uses one or two decks; a table offering the seven additional wager (or the "
-    "progressive) uses at least four.",
-    elections=("decks", "dealt_from", "additional_wager"),
+    "The minimum number of decks is one or two if the game is dealt from the hand.",
+    elections=("decks", "dealt_from"),
+)
+R_2_2_a3 = nj(
+    "13:69F-2.2(a)3",
+    "At least four decks with the seven additional wager",
+    "election",
+    "The minimum number of decks is four if the seven additional wager (13:69F-2.17(a)3) or the progressive wager "
+    "is offered.",
+    elections=("decks", "additional_wager"),
 )
 
 NOT_CHECKABLE = (
@@ -285,7 +296,8 @@ ENTRIES: tuple[k.Entry, ...] = (
     (R_2_17_b, ("additional_outcome",)),
     (R_2_17_c, ("additional_13",)),
     (R_2_17_d, ("additional_timing",)),
-    (R_2_2_a, ("elect_decks",)),
+    (R_2_2_a1, ("elect_decks_hand_dealt",)),
+    (R_2_2_a3, ("elect_decks_seven",)),
     # Fundamentals we hold no NJ provision for (13:69F-2.7-2.9, 2.13-2.16 not found).
     (
         k.OUTCOME,
@@ -318,7 +330,7 @@ def check_elections(t: Trace, ctx: Ctx) -> None:
     if isinstance(decks, int):
         if e.get("dealt_from") == "hand" and decks > 2:
             ctx.emit(
-                "elect_decks",
+                "elect_decks_hand_dealt",
                 None,
                 None,
                 f"This table deals from the hand with {decks} decks; a hand-dealt game uses one or two.",
@@ -327,7 +339,7 @@ def check_elections(t: Trace, ctx: Ctx) -> None:
             )
         if e.get("additional_wager") == "seven" and decks < 4:
             ctx.emit(
-                "elect_decks",
+                "elect_decks_seven",
                 None,
                 None,
                 f"This table offers the seven additional wager with {decks} deck(s); it needs at least four.",
@@ -385,7 +397,7 @@ RULESET = k.build_ruleset(
         "double_card": "face_up",  # 19:47-2.10(c): face up unless the licensee elects otherwise
         "resplit": False,  # 13:69F-2.11(c)1 unless 2.11(e) is elected
         "resplit_aces": True,  # 2.11(e): allowed unless prohibited
-        "boxes": 7,
+        "boxes": None,  # not known unless recorded: 2.11(e)'s limits depend on it
         "surrender": None,
         "min_chip": None,
         "additional_wager": "none",

@@ -86,12 +86,14 @@ R_4_1_g = nz(
     "payout",
     "A wager loses when the dealer's total is higher than the player's, neither exceeding 21.",
 )
+# Interpretation (r 4.2): a surrender at a table that does not offer it withdraws half a wager after the first card,
+# which no rule we hold provides for.
 R_4_2 = nz(
     "4.2",
     "No wager made, altered or withdrawn after the first card",
     "wager",
     "Except as the rules provide, no wager may be made, altered or withdrawn after the first card of a round "
-    "has left the shoe. A surrender at a table that does not offer it withdraws half a wager.",
+    "has left the shoe.",
     elections=("surrender",),
 )
 R_8_2 = nz(
@@ -280,7 +282,7 @@ RULESET = k.build_ruleset(
     entries=ENTRIES,
     also_listed=NOT_CHECKABLE,
     checks=CHECKS,
-    params={"dealer_blackjack_collects": "original_or_all"},
+    params={"dealer_blackjack_collects": "original_or_all", "six_five_permitted": False},
     defaults={
         "decks": None,
         "dealt_from": "shoe",

@@ -1466,25 +1466,25 @@ CASES: list[Case] = [
             additional_wager="same_suit",
         ),
     ),
-    # 13:69F-2.2(a): decks
+    # 13:69F-2.2(a)1 and (a)3: minimum decks
     fire(
-        "13:69F-2.2(a)",
+        "13:69F-2.2(a)1",
         "hand-dealt game with six decks",
         plain(dealt_from="hand", decks=6),
         None,
-        "elect_decks",
+        "elect_decks_hand_dealt",
     ),
     fire(
-        "13:69F-2.2(a)",
+        "13:69F-2.2(a)3",
         "seven wager offered with two decks",
         plain(additional_wager="seven", decks=2),
         None,
-        "elect_decks",
+        "elect_decks_seven",
     ),
-    quiet("13:69F-2.2(a)", "hand-dealt double deck", plain(**HAND_DEALT)),
-    quiet("13:69F-2.2(a)", "hand-dealt single deck", plain(dealt_from="hand", decks=1)),
+    quiet("13:69F-2.2(a)1", "hand-dealt double deck", plain(**HAND_DEALT)),
+    quiet("13:69F-2.2(a)1", "hand-dealt single deck", plain(dealt_from="hand", decks=1)),
     quiet(
-        "13:69F-2.2(a)",
+        "13:69F-2.2(a)3",
         "seven wager at a four-deck table",
         seven_wager("7S", "TC", "9D", "4C", ("win", SIDE), decks=4),
     ),
@@ -1960,4 +1960,49 @@ CASES += [
     ),
     quiet("uncited:table-limits", "wager exactly at the posted maximum", plain(min_wager=1000, max_wager=W)),
     quiet("uncited:table-limits", "wager exactly at the posted minimum", plain(min_wager=W)),
+]
+
+# Regressions from the correctness review of 2026-12-02.
+CASES += [
+    quiet(
+        "13:69F-2.11(e)",
+        "resplit to four hands where the box count is not recorded (a six-box table may)",
+        nj(
+            four_hands(6)["events"],
+            rules={k: v for k, v in four_hands(6)["table"]["rules"].items() if k != "boxes"},
+        ),
+    ),
+    fire(
+        "19:47-2.10(a)",
+        "double on a split ace holding one card: its card is not an extra card",
+        nj(
+            [
+                *opening("AH", "6S", "AD", "TC"),
+                split("1", W),
+                double("1", W),  # 5: a double on one card
+                deal("1", "9D"),  # the ace's one card
+                deal("1.2", "7C"),
+                *dealer_plays("TC", "2H"),  # 18
+                settle("1", "win", 2 * W),  # A+9 = 20
+                settle("1.2", "push", 0),  # A+7 = 18
+            ]
+        ),
+        5,
+        "double_when",
+    ),
+    quiet(
+        "uncited:settlement-outcome",
+        "a box that was never dealt has its wager returned",
+        nj(
+            [
+                *opening("TH", "6S", "8D", "TC"),
+                stand("1"),
+                reveal("dealer", "TC"),
+                deal("dealer", "2H"),
+                settle("1", "push", 0),
+                settle("2", "push", 0),
+            ],
+            seats=two_seats(),
+        ),
+    ),
 ]

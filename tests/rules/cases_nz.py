@@ -25,6 +25,7 @@ from tests.builders import (
     even_money,
     hit,
     insurance,
+    reveal,
     seat,
     settle,
     settle_insurance,
@@ -1418,5 +1419,51 @@ CASES += [
         "uncited:table-limits",
         "wager within the posted limits",
         stands("KH", "QC", "9D", ("9S",), "win", W, extra={"min_wager": W, "max_wager": W}),
+    ),
+]
+
+# Regressions from the correctness review of 2026-12-02.
+CASES += [
+    fire(
+        "9.1",
+        "insurance paid although the dealer never received a second card",
+        nz(
+            [
+                *opening("TH", "6D", "AS"),
+                insurance(1, W // 2),
+                deal("1", "9C"),  # 25: busted
+                settle("1", "lose", W),
+                settle_insurance(1, "win", W),  # 6
+            ]
+        ),
+        6,
+        "insurance_outcome",
+        also=(("uncited:dealer-draw", None),),
+    ),
+    fire(
+        "8.2",
+        "a 6 to 5 table pays a blackjack 6 to 5: 3 to 2 was due",
+        nz(
+            [*opening("AH", "KD", "TS"), *dealer("6C", "5H"), settle("1", "win", W * 6 // 5)],
+            extra={"blackjack_pays": "6:5"},
+        ),
+        5,
+        "bj_vs_dealer_ace_ten",
+        also=(("8.2", None),),
+    ),
+    quiet(
+        "8.3",
+        "even money at a hole-card table, before the hole card is turned up",
+        nz(
+            [
+                deal("1", "AH"),
+                deal("dealer", "AS"),
+                deal("1", "KD"),
+                deal("dealer", "7C", "down"),
+                even_money(1, W),
+                reveal("dealer", "7C"),  # soft 18: the dealer stands
+            ],
+            extra={"dealer_second_card": "initial_deal"},
+        ),
     ),
 ]
