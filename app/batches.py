@@ -443,64 +443,31 @@ def _store_chunk(
     counts = dict.fromkeys(
         ("compliant", "violations", "unreplayable", "rejected", "duplicates", "conflicts"), 0
     )
-    results: list[dict[str, Any]] = []
+    # (line_no, round_id, outcome, verdict, detail) per line
+    results: list[tuple[int, str | None, str, str | None, str | None]] = []
     fresh: dict[tuple[str, str], _Line] = {}
     repeats: list[_Line] = []  # a round_id seen earlier in this chunk
+    sha256 = hashlib.sha256
     for line_no, record, got in audit_lines(data, first_line):
         if isinstance(got, services.ServiceError):
             counts["rejected"] += 1
             problem = services.problem_body(got)
             results.append(
-                {
-                    "line_no": line_no,
-                    "round_id": got.extra.get("round_id"),
-                    "outcome": "rejected",
-                    "verdict": None,
-                    "detail": orjson.dumps(problem).decode(),
-                }
+                (line_no, got.extra.get("round_id"), "rejected", None, orjson.dumps(problem).decode())
             )
             continue
-        line = _Line(
-            line_no,
-            record,
-            hashlib.sha256(record).hexdigest(),
-            got.round.round_id,
-            got.round.jurisdiction,
-            got,
-        )
+        rnd = got.round
+        line = _Line(line_no, record, sha256(record).hexdigest(), rnd.round_id, rnd.jurisdiction, got)
         key = (line.round_id, line.jurisdiction)
         if key in fresh:
             repeats.append(line)
         else:
             fresh[key] = line
 
-    stored: dict[tuple[str, str], str] = {}  # key -> sha256 of the round already stored by someone else
-    if fresh:
-        stmt = (
-            _dialect_insert(s, R)
-            .on_conflict_do_nothing(index_elements=["round_id", "source", "jurisdiction"])
-            .returning(R.c.id, R.c.round_id, R.c.jurisdiction)
-        )
-        inserted = {
-            (r.round_id, r.jurisdiction): r.id
-            for r in s.execute(stmt, [_round_values(line, source, started) for line in fresh.values()])
-        }
-        taken = [k for k in fresh if k not in inserted]
-        if taken:
-            # Another batch or submission holds these: the unique constraint decided; now compare the records.
-            ids = sorted({k[0] for k in taken})
-            for i in range(0, len(ids), 500):
-                for r in s.execute(
-                    select(R.c.round_id, R.c.jurisdiction, R.c.record_sha256).where(
-                        R.c.source == source, R.c.round_id.in_(ids[i : i + 500])
-                    )
-                ):
-                    stored[(r.round_id, r.jurisdiction)] = r.record_sha256
-        findings = [f for k, pk in inserted.items() for f in _finding_values(pk, fresh[k], source)]
-        if findings:
-            s.execute(insert(F), findings)
-    else:
-        inserted = {}
+    pg = s.bind is not None and s.bind.dialect.name == "postgresql"
+    store = _store_rounds_pg if pg else _store_rounds_generic
+    # key -> None (inserted now) or the SHA-256 of the round someone else stored under that key before
+    stored = store(s, list(fresh.values()), source, started) if fresh else {}
     if _after_rounds_hook is not None:
         _after_rounds_hook(batch_id, chunk_no)
 
@@ -508,33 +475,231 @@ def _store_chunk(
         verdict = line.audited.result["verdict"]
         if against_sha is None:
             counts[verdict] += 1
-            results.append(_result(line, verdict, verdict, _findings_json(line)))
+            results.append((line.line_no, line.round_id, verdict, verdict, _findings_json(line)))
         elif against_sha == line.sha:
             counts["duplicates"] += 1
-            results.append(_result(line, "duplicate", verdict, _findings_json(line)))
+            results.append((line.line_no, line.round_id, "duplicate", verdict, _findings_json(line)))
         else:
             counts["conflicts"] += 1
-            results.append(_result(line, "conflict", None, _conflict_problem(line, source, against_sha)))
+            results.append(
+                (line.line_no, line.round_id, "conflict", None, _conflict_problem(line, source, against_sha))
+            )
 
     for key, line in fresh.items():
-        if key in inserted:
-            classify(line, None)
-        else:
-            sha = stored.get(key)
-            if sha is None:  # cannot happen without a delete path; say so rather than guess
-                raise RuntimeError(f"round {key} neither inserted nor found")
-            classify(line, sha)
+        if key not in stored:  # cannot happen without a delete path; say so rather than guess
+            raise RuntimeError(f"round {key} neither inserted nor found")
+        classify(line, stored[key])
     for line in repeats:
         classify(line, fresh[(line.round_id, line.jurisdiction)].sha)
-    for row in results:
-        row["batch_id"] = batch_id
     if results:
-        s.execute(insert(BR), results)
+        if pg:
+            _copy_results_pg(s, batch_id, results)
+        else:
+            s.execute(
+                insert(BR),
+                [
+                    {
+                        "batch_id": batch_id,
+                        "line_no": r[0],
+                        "round_id": r[1],
+                        "outcome": r[2],
+                        "verdict": r[3],
+                        "detail": r[4],
+                    }
+                    for r in results
+                ],
+            )
     s.execute(
         update(C)
         .where(C.c.batch_id == batch_id, C.c.chunk_no == chunk_no)
         .values(started_at=started, done_at=_now(), **counts)
     )
+
+
+def _store_rounds_generic(
+    s: Session, lines: list[_Line], source: str, started: datetime
+) -> dict[tuple[str, str], str | None]:
+    """Insert the rounds (SQLAlchemy, any dialect) and their findings; classify the keys (see _store_chunk)."""
+    stmt = (
+        _dialect_insert(s, R)
+        .on_conflict_do_nothing(index_elements=["round_id", "source", "jurisdiction"])
+        .returning(R.c.id, R.c.round_id, R.c.jurisdiction)
+    )
+    inserted = {
+        (r.round_id, r.jurisdiction): r.id
+        for r in s.execute(stmt, [_round_values(line, source, started) for line in lines])
+    }
+    stored: dict[tuple[str, str], str | None] = dict.fromkeys(inserted)
+    taken = [
+        (line.round_id, line.jurisdiction)
+        for line in lines
+        if (line.round_id, line.jurisdiction) not in inserted
+    ]
+    if taken:
+        # Another batch or submission holds these: the unique constraint decided; now compare the records.
+        ids = sorted({k[0] for k in taken})
+        for i in range(0, len(ids), 500):
+            for r in s.execute(
+                select(R.c.round_id, R.c.jurisdiction, R.c.record_sha256).where(
+                    R.c.source == source, R.c.round_id.in_(ids[i : i + 500])
+                )
+            ):
+                stored.setdefault((r.round_id, r.jurisdiction), r.record_sha256)
+    by_key = {(line.round_id, line.jurisdiction): line for line in lines}
+    findings = [f for k, pk in inserted.items() for f in _finding_values(pk, by_key[k], source)]
+    if findings:
+        s.execute(insert(F), findings)
+    return stored
+
+
+# PostgreSQL: the chunk's rounds are COPYed (binary) into a temporary staging table, then moved with ONE
+# INSERT ... SELECT ... ON CONFLICT DO NOTHING RETURNING (the unique constraint still decides duplicates and
+# conflicts, also between chunks racing on one round_id); findings and results are COPYed (no conflict possible).
+_STAGE = "bjaudit_round_stage"
+_STAGE_COLUMNS = (
+    ("jurisdiction", "text"),
+    ("round_id", "text"),
+    ("table_id", "text"),
+    ("played_at", "timestamptz"),
+    ("dealer_id", "text"),
+    ("shoe_id", "text"),
+    ("record", "bytea"),
+    ("record_sha256", "text"),
+    ("verdict", "text"),
+    ("ruleset", "text"),
+    ("engine_version", "text"),
+    ("elections_source", "text"),
+    ("finding_count", "int4"),
+    ("audit", "text"),
+)
+_STAGE_NAMES = ", ".join(n for n, _ in _STAGE_COLUMNS)
+_STAGE_TYPES = [t for _, t in _STAGE_COLUMNS]
+_FINDING_COLUMNS = (
+    ("round_pk", "int8"),
+    ("seq", "int4"),
+    ("rule", "text"),
+    ("also_cited_as", "text"),
+    ("citation_status", "text"),
+    ("category", "text"),
+    ("event_index", "int4"),
+    ("hand", "text"),
+    ("amount_delta", "int8"),
+    ("source", "text"),
+    ("jurisdiction", "text"),
+    ("table_id", "text"),
+    ("played_at", "timestamptz"),
+)
+_RESULT_COLUMNS = (
+    ("batch_id", "text"),
+    ("line_no", "int4"),
+    ("round_id", "text"),
+    ("outcome", "text"),
+    ("verdict", "text"),
+    ("detail", "text"),
+)
+
+
+def _driver(s: Session) -> Any:
+    """The psycopg connection under the session, inside the session's transaction."""
+    return s.connection().connection.driver_connection
+
+
+def _copy(cur: Any, table: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence[Any]]) -> None:
+    names = ", ".join(n for n, _ in columns)
+    with cur.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as cp:
+        cp.set_types([t for _, t in columns])
+        for row in rows:
+            cp.write_row(row)
+
+
+def _store_rounds_pg(
+    s: Session, lines: list[_Line], source: str, started: datetime
+) -> dict[tuple[str, str], str | None]:
+    driver = _driver(s)
+    with driver.cursor() as cur:
+        # A chunk lost in a crash before its commit reached the disk is simply not done, and is done again: the
+        # chunk's transaction need not wait for the WAL flush.
+        # The staging table lives as long as the connection; IF NOT EXISTS (not a flag of ours) because its
+        # creation is undone with the transaction of a chunk that failed. One round trip for both statements.
+        cur.execute(
+            "SET LOCAL synchronous_commit = off; "
+            f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGE} ("
+            + ", ".join(f"{n} {t}" for n, t in _STAGE_COLUMNS)
+            + ") ON COMMIT DELETE ROWS"
+        )
+        _copy(cur, _STAGE, _STAGE_COLUMNS, (_stage_row(line) for line in lines))
+        cur.execute(
+            f"INSERT INTO rounds (source, received_at, {_STAGE_NAMES}) "
+            f"SELECT %(source)s, %(received_at)s, {_STAGE_NAMES} FROM {_STAGE} "
+            "ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, round_id, jurisdiction",
+            {"source": source, "received_at": started},
+        )
+        inserted = {(r[1], r[2]): r[0] for r in cur.fetchall()}
+        stored: dict[tuple[str, str], str | None] = dict.fromkeys(inserted)
+        if len(inserted) < len(lines):
+            # Another batch or submission holds these: the unique constraint decided; now compare the records.
+            cur.execute(
+                "SELECT r.round_id, r.jurisdiction, r.record_sha256 FROM rounds r "
+                f"JOIN {_STAGE} s ON r.round_id = s.round_id AND r.jurisdiction = s.jurisdiction "
+                "WHERE r.source = %(source)s",
+                {"source": source},
+            )
+            for round_id, jurisdiction, sha in cur.fetchall():
+                stored.setdefault((round_id, jurisdiction), sha)
+        by_key = {(line.round_id, line.jurisdiction): line for line in lines}
+        findings = [row for k, pk in inserted.items() for row in _finding_rows(pk, by_key[k], source)]
+        if findings:
+            _copy(cur, "findings", _FINDING_COLUMNS, findings)
+    return stored
+
+
+def _stage_row(line: _Line) -> tuple[Any, ...]:
+    rnd, result = line.audited.round, line.audited.result
+    return (
+        rnd.jurisdiction,
+        rnd.round_id,
+        rnd.table_id,
+        rnd.played_at,
+        rnd.dealer_id,
+        rnd.shoe_id,
+        line.record,
+        line.sha,
+        result["verdict"],
+        result["ruleset"],
+        result["engine_version"],
+        result["elections_source"],
+        len(result.get("findings", ())),
+        line.audited.body.decode(),
+    )
+
+
+def _finding_rows(pk: int, line: _Line, source: str) -> list[tuple[Any, ...]]:
+    return [
+        (
+            v["round_pk"],
+            v["seq"],
+            v["rule"],
+            v["also_cited_as"],
+            v["citation_status"],
+            v["category"],
+            v["event_index"],
+            v["hand"],
+            v["amount_delta"],
+            v["source"],
+            v["jurisdiction"],
+            v["table_id"],
+            v["played_at"],
+        )
+        for v in _finding_values(pk, line, source)
+    ]
+
+
+def _copy_results_pg(
+    s: Session, batch_id: str, results: list[tuple[int, str | None, str, str | None, str | None]]
+) -> None:
+    driver = _driver(s)
+    with driver.cursor() as cur:
+        _copy(cur, "batch_results", _RESULT_COLUMNS, ((batch_id, *r) for r in results))
 
 
 def _result(line: _Line, outcome: str, verdict: str | None, detail: str | None) -> dict[str, Any]:

@@ -104,6 +104,44 @@ def raw_copy(conninfo: str, path: Path) -> tuple[int, float]:
         return n, time.perf_counter() - t0
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _postgres_cpu_seconds() -> float:
+    """CPU time of every process named postgres on this machine (0 if PostgreSQL runs elsewhere)."""
+    total = 0.0
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "comm").read_text().strip() == "postgres":
+                    total += _cpu_seconds(int(d.name))
+            except OSError:
+                pass
+    return total
+
+
+def chunk_stats(conninfo: str, batch_id: str) -> str:
+    """How the chunks were processed: their count, the mean time one took, and the first start after upload."""
+    with psycopg.connect(conninfo) as conn:
+        n, mean, first, span = conn.execute(
+            "SELECT count(*), avg(extract(epoch FROM done_at - started_at)), "
+            "min(extract(epoch FROM started_at - b.received_at)), "
+            "extract(epoch FROM max(done_at) - min(started_at)) "
+            "FROM batch_chunks c JOIN batches b ON b.id = c.batch_id WHERE c.batch_id = %s",
+            (batch_id,),
+        ).fetchone() or (0, 0, 0, 0)
+    return (
+        f"chunks: {n}, {float(mean or 0):.2f} s each on average, first started {float(first or 0):.2f} s after "
+        f"the upload committed, first start to last commit {float(span or 0):.1f} s"
+    )
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -114,7 +152,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="bjaudit worker processes")
+    ap.add_argument(
+        "--concurrency", type=int, default=1, help="chunks each worker process audits at once (threads)"
+    )
     ap.add_argument("--error-rate", type=float, default=0.05)
     ap.add_argument(
         "--timeout", type=float, default=900, help="give up after this many seconds of processing"
@@ -168,7 +209,8 @@ def main() -> int:
             "BJAUDIT_ACCESS_LOG": "false",
             "BJAUDIT_LOG_LEVEL": "warning",
         }
-        for i, cmd in enumerate([["serve", "--port", str(port)]] + [["worker"]] * args.workers):
+        worker = ["worker", "--concurrency", str(args.concurrency)]
+        for i, cmd in enumerate([["serve", "--port", str(port)]] + [worker] * args.workers):
             log = (tmp / f"proc{i}.log").open("wb")
             logs.append(log)
             procs.append(
@@ -195,11 +237,13 @@ def main() -> int:
             {"service": procs[0].pid, **{f"worker{i + 1}": p.pid for i, p in enumerate(procs[1:])}}
         )
         sampler.start()
+        pg_cpu0 = _postgres_cpu_seconds()
+        cpu0 = {k: _cpu_seconds(pid) for k, pid in sampler.pids.items()}
         with httpx.Client(base_url=base, timeout=httpx.Timeout(30, read=args.timeout)) as client:
             t0 = time.perf_counter()
             accepted = upload_file(client, data, source="bench", gzip=False, err=sys.stderr)
             t_up = time.perf_counter() - t0
-            st = wait_for(client, accepted["location"], sys.stderr, poll=1.0)
+            st = wait_for(client, accepted["location"], sys.stderr, poll=0.2)
             total = time.perf_counter() - t0
         sampler.stop.set()
         sampler.join()
@@ -213,6 +257,10 @@ def main() -> int:
         print(f"  counts: {c}")
         print(f"raw COPY of the same records: {copy_rate:,.0f} rows/s")
         print(f"ratio end-to-end / raw COPY: {rate / copy_rate:.2f} (aim >= 0.33)")
+        print(f"  server-side: upload start to last chunk committed {st['elapsed_seconds']:.1f} s")
+        print("  " + chunk_stats(_libpq(url), st["batch_id"]))
+        cpu = ", ".join(f"{k} {_cpu_seconds(pid) - cpu0[k]:.1f} s" for k, pid in sampler.pids.items())
+        print(f"  CPU time: {cpu}; PostgreSQL (all backends) {_postgres_cpu_seconds() - pg_cpu0:.1f} s")
         peaks = ", ".join(f"{k} {v / 1024:.0f} MB" for k, v in sampler.peak.items())
         print(f"peak RSS: {peaks}; peak of the sum {sampler.peak_sum / 1024:.0f} MB (aim < 500 MB)")
         return 0 if st["state"] == "done" else 1

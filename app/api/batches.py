@@ -220,7 +220,10 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
         raise
     if outcome.created:
         runner: Runner = request.app.state.batch_runner
-        await run(runner.submit, batches.chunk_refs(outcome.batch_id, outcome.chunks))
+        try:
+            await run(runner.submit, batches.chunk_refs(outcome.batch_id, outcome.chunks))
+        except Exception:  # noqa: BLE001 - the batch is committed: the workers' rescue (or a restart) queues it
+            log.exception("batch %s stored, but its chunks could not be queued now", outcome.batch_id)
     location = f"/v1/batches/{outcome.batch_id}"
     body = {
         "batch_id": outcome.batch_id,
