@@ -403,15 +403,17 @@ def _conflict_problem(line: _Line, source: str, stored_sha: str) -> str:
 
 
 def audit_lines(
-    chunk: bytes, first_line: int
+    chunk: bytes, first_line: int, registered: services.ElectionsLookup | None = None
 ) -> Iterator[tuple[int, bytes, services.Audited | services.ServiceError]]:
-    """Each non-blank line of a chunk with its audit, or the error the single-round API would answer for it."""
+    """Each non-blank line of a chunk with its audit, or the error the single-round API would answer for it.
+    ``registered`` finds the registered elections of a round without ``table.rules``, as for a single round."""
+    audit = services.audit
     for i, raw in enumerate(chunk.split(b"\n")):
         if not raw.strip():
             continue
         record = raw[:-1] if raw.endswith(b"\r") else raw
         try:
-            yield first_line + i, record, services.audit(record)
+            yield first_line + i, record, audit(record, registered)
         except services.ServiceError as exc:
             yield first_line + i, record, exc
 
@@ -448,7 +450,9 @@ def _store_chunk(
     fresh: dict[tuple[str, str], _Line] = {}
     repeats: list[_Line] = []  # a round_id seen earlier in this chunk
     sha256 = hashlib.sha256
-    for line_no, record, got in audit_lines(data, first_line):
+    # Registered elections: at most one query per (jurisdiction, table) of the chunk, only for rounds without rules.
+    registered = services.cached_registered_elections(s, source)
+    for line_no, record, got in audit_lines(data, first_line, registered):
         if isinstance(got, services.ServiceError):
             counts["rejected"] += 1
             problem = services.problem_body(got)

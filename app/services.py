@@ -12,6 +12,8 @@ Why a request cannot be served is one exception tree, mapped to problem details 
       +-- RoundConflict         409  the round_id was already submitted with a different record
       +-- AmbiguousRound        409  the round_id names rounds of several submitters or jurisdictions
       +-- RoundNotFound         404
+      +-- ElectionsInvalid      422  a table elections registration cannot be read
+      +-- ElectionsConflict     409  other elections are already registered for that table and effective_from
       +-- (HTTP-level errors in app.api.problems: 413, 415)
 """
 
@@ -19,10 +21,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -34,7 +37,9 @@ from app.auditing import audit_round, catalogue, rule_details
 from app.domain.errors import AuditError
 from app.domain.model import Round
 from app.schema import RoundInvalid, parse_round
+from app.store import elections as elections_repo
 from app.store import rounds as repo
+from app.table_elections import RegistrationInvalid, parse_registration
 
 
 class ServiceError(Exception):
@@ -102,6 +107,18 @@ class RoundNotFound(ServiceError):
     status, slug, title = 404, "round-not-found", "No such round"
 
 
+class ElectionsInvalid(ServiceError):
+    status, slug, title = 422, "elections-invalid", "The table elections cannot be read"
+
+
+class ElectionsConflict(ServiceError):
+    status, slug, title = (
+        409,
+        "elections-conflict",
+        "Other elections are already registered for the table from that time",
+    )
+
+
 # --- audit -----------------------------------------------------------------------------------------------------
 
 
@@ -143,12 +160,46 @@ def _parse(record: bytes | str) -> Round:
         ) from exc
 
 
-def audit(record: bytes | str) -> Audited:
-    """Parse and audit a record; nothing is stored (the dry run)."""
+ElectionsLookup = Callable[[Round], Mapping[str, Any] | None]
+"""The elections registered for a round's table at its played_at, or None. Called only for a round without
+``table.rules``."""
+
+
+def registered_elections(session: Session, source: str) -> ElectionsLookup:
+    """The lookup of the submitter's registered elections: one indexed query per call."""
+
+    def lookup(rnd: Round) -> Mapping[str, Any] | None:
+        found = elections_repo.in_force(session, source, rnd.jurisdiction, rnd.table_id, rnd.played_at)
+        return None if found is None else dict(orjson.loads(found))
+
+    return lookup
+
+
+def cached_registered_elections(session: Session, source: str) -> ElectionsLookup:
+    """The same lookup for many rounds at once (a batch chunk): each table's registrations are read once, with one
+    query, the first time a round of that (jurisdiction, table) asks."""
+    tables: dict[tuple[str, str], tuple[list[datetime], list[dict[str, Any]]]] = {}
+
+    def lookup(rnd: Round) -> Mapping[str, Any] | None:
+        key = (rnd.jurisdiction, rnd.table_id)
+        known = tables.get(key)
+        if known is None:
+            rows = elections_repo.all_for_table(session, source, rnd.jurisdiction, rnd.table_id)
+            known = tables[key] = ([r[0] for r in rows], [orjson.loads(r[1]) for r in rows])
+        i = bisect.bisect_right(known[0], rnd.played_at) - 1
+        return known[1][i] if i >= 0 else None
+
+    return lookup
+
+
+def audit(record: bytes | str, registered: ElectionsLookup | None = None) -> Audited:
+    """Parse and audit a record; nothing is stored. A round without ``table.rules`` is audited by the elections
+    ``registered`` finds for it, else by the jurisdiction's defaults."""
     rnd = _parse(record)
     _check_storable(rnd)
+    elections = registered(rnd) if registered is not None and rnd.rules is None else None
     try:
-        result = audit_round(rnd).to_dict()
+        result = audit_round(rnd, elections).to_dict()
     except AuditError as exc:
         raise CannotAudit(
             exc.message,
@@ -156,6 +207,12 @@ def audit(record: bytes | str) -> Audited:
             extra={"round_id": rnd.round_id},
         ) from exc
     return Audited(rnd, result, orjson.dumps(result))
+
+
+def dry_run(session: Session, record: bytes | str, source: str) -> Audited:
+    """The dry run: audit a record as a submission by ``source`` would (its registered elections included),
+    storing nothing. The database is touched only for a round without ``table.rules``."""
+    return audit(record, registered_elections(session, source))
 
 
 # --- submit ----------------------------------------------------------------------------------------------------
@@ -177,7 +234,7 @@ def submit_round(session: Session, record: bytes, source: str) -> Submitted:
     changes nothing. The unique constraint decides, so concurrent submissions of one round are safe.
     """
     digest = hashlib.sha256(record).hexdigest()
-    done = audit(record)
+    done = audit(record, registered_elections(session, source))
     rnd, result = done.round, done.result
     findings: list[dict[str, Any]] = list(result.get("findings", ()))
     pk = repo.insert_round(
@@ -236,6 +293,86 @@ def submit_round(session: Session, record: bytes, source: str) -> Submitted:
         ],
     )
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
+
+
+# --- table elections --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    created: bool
+    """False: the same elections were registered before for that table and effective_from (nothing changed)."""
+    jurisdiction: str
+    body: bytes
+
+
+def _check_table_id(table_id: str) -> None:
+    if "\x00" in table_id:
+        raise ElectionsInvalid(
+            "The table id cannot be stored; nothing was stored.",
+            errors=[
+                {
+                    "in": "path",
+                    "parameter": "table_id",
+                    "detail": "must not contain the NUL character (\\u0000)",
+                }
+            ],
+        )
+
+
+def _registration(row: Any) -> dict[str, Any]:
+    return {
+        "source": row.source,
+        "jurisdiction": row.jurisdiction,
+        "table_id": row.table_id,
+        "effective_from": _iso(row.effective_from),
+        "rules": orjson.Fragment(row.rules.encode()),
+        "created_at": _iso(row.created_at),
+    }
+
+
+def register_elections(session: Session, table_id: str, body: bytes, source: str) -> Registered:
+    """Register a table's rule elections from ``effective_from``, once per (source, jurisdiction, table_id,
+    effective_from): the same elections again change nothing (``created`` False); different ones are a conflict
+    and change nothing. The elections are validated exactly as a round's ``table.rules``."""
+    _check_table_id(table_id)
+    try:
+        jurisdiction, effective_from, rules = parse_registration(body)
+    except RegistrationInvalid as exc:
+        errors = [{"pointer": p["pointer"], "detail": p["message"]} for p in exc.problems]
+        n = len(errors)
+        raise ElectionsInvalid(
+            f"The registration has {n} problem{'s' if n != 1 else ''}; nothing was stored.", errors=errors
+        ) from exc
+    rules_json = orjson.dumps(rules, option=orjson.OPT_SORT_KEYS).decode()
+    key = (source, jurisdiction, table_id, effective_from)
+    pk = elections_repo.insert(
+        session,
+        {
+            "source": source,
+            "jurisdiction": jurisdiction,
+            "table_id": table_id,
+            "effective_from": effective_from,
+            "rules": rules_json,
+            "created_at": datetime.now(UTC),
+        },
+    )
+    row = elections_repo.stored(session, *key)
+    if row is None:  # cannot happen without a delete path
+        raise ElectionsConflict("The registration was being changed concurrently; retry.")
+    if pk is None and row.rules != rules_json:
+        raise ElectionsConflict(
+            f"Table {table_id!r} ({jurisdiction}) already has other elections registered by {source!r} from "
+            f"{_iso(effective_from)}; nothing was changed. Register the new elections from a later time.",
+            extra={"stored_rules": orjson.loads(row.rules), "rules": rules},
+        )
+    return Registered(pk is not None, jurisdiction, orjson.dumps(_registration(row)))
+
+
+def list_elections(session: Session, table_id: str, source: str, jurisdiction: str | None) -> bytes:
+    """A table's registrations by ``source``, newest effective_from first."""
+    rows = elections_repo.listing(session, source, table_id, jurisdiction)
+    return orjson.dumps({"table_id": table_id, "source": source, "items": [_registration(r) for r in rows]})
 
 
 # --- look up ---------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from fastapi.openapi.utils import get_openapi
 
 from app.api.problems import PROBLEM_JSON
 from app.schema import RoundModel
+from app.table_elections import ElectionsRegistration
 
 _HEADERS: dict[tuple[str, str, str], dict[str, Any]] = {
     ("/v1/rounds", "post", "200"): {
@@ -22,6 +23,17 @@ _HEADERS: dict[tuple[str, str, str], dict[str, Any]] = {
     ("/v1/rounds", "post", "201"): {
         "Location": {"description": "The stored round.", "schema": {"type": "string"}}
     },
+}
+_REGISTERED = {
+    "Location": {"description": "The table's registrations.", "schema": {"type": "string"}},
+}
+_HEADERS[("/v1/tables/{table_id}/elections", "put", "201")] = _REGISTERED
+_HEADERS[("/v1/tables/{table_id}/elections", "put", "200")] = {
+    "Idempotent-Replayed": {
+        "description": "Always `true`: these elections were registered before.",
+        "schema": {"type": "string"},
+    },
+    **_REGISTERED,
 }
 _RETRY_AFTER = {
     "Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
@@ -37,12 +49,13 @@ def build(app: FastAPI) -> dict[str, Any]:
         tags=app.openapi_tags,
     )
     schemas: dict[str, Any] = doc.setdefault("components", {}).setdefault("schemas", {})
-    round_schema = RoundModel.model_json_schema(ref_template="#/components/schemas/{model}")
-    for name, sub in round_schema.pop("$defs", {}).items():
-        if name in schemas and schemas[name] != sub:
-            raise RuntimeError(f"OpenAPI schema name clash: {name}")
-        schemas[name] = sub
-    schemas["RoundModel"] = round_schema
+    for model in (RoundModel, ElectionsRegistration):
+        body_schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, sub in body_schema.pop("$defs", {}).items():
+            if name in schemas and schemas[name] != sub:
+                raise RuntimeError(f"OpenAPI schema name clash: {name}")
+            schemas[name] = sub
+        schemas[model.__name__] = body_schema
 
     for path, ops in doc["paths"].items():
         for method, op in ops.items():

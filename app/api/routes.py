@@ -8,9 +8,8 @@ from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
-import anyio.to_thread
 import orjson
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import text
 
@@ -47,6 +46,7 @@ ROUND_BODY: dict[str, Any] = {
 }
 
 rounds = APIRouter(prefix="/v1", tags=["rounds"])
+tables = APIRouter(prefix="/v1", tags=["tables"])
 rules = APIRouter(prefix="/v1", tags=["rules"])
 health = APIRouter(tags=["health"])
 
@@ -192,13 +192,91 @@ async def get_record(
 @rounds.post(
     "/audit",
     response_model=schemas.AuditResult,
-    responses=_problems(413, 415, 422, 500),
+    responses=_problems(413, 415, 422, 500, 503),
     openapi_extra=ROUND_BODY,
 )
-async def dry_run(body: JsonBody) -> Response:
-    """Audit a round without storing anything (for integrators testing their feed)."""
-    audited = await anyio.to_thread.run_sync(services.audit, body)
+async def dry_run(body: JsonBody, uow: UnitOfWorkDep, source: SourceDep) -> Response:
+    """Audit a round without storing anything (for integrators testing their feed). A round without
+    `table.rules` is audited by the elections its source registered for the table, as a submission would be."""
+    audited = await uow.read(services.dry_run, body, source)
     return Response(audited.body, media_type=JSON)
+
+
+ELECTIONS_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "The table's rule elections and the time they apply from.",
+        "content": {JSON: {"schema": {"$ref": "#/components/schemas/ElectionsRegistration"}}},
+    }
+}
+TableId = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=128,
+        description="The table, as rounds name it in table.id (URL-encoded).",
+    ),
+]
+
+
+def _elections_location(table_id: str, jurisdiction: str) -> str:
+    return f"/v1/tables/{quote(table_id, safe='')}/elections?" + urlencode({"jurisdiction": jurisdiction})
+
+
+@tables.put(
+    "/tables/{table_id:path}/elections",
+    status_code=201,
+    response_model=schemas.Registration,
+    responses={
+        200: {
+            "model": schemas.Registration,
+            "description": "The same elections were already registered for the table from that time: nothing "
+            "changed; the stored registration, with the header Idempotent-Replayed: true.",
+        },
+        201: {"description": "Registered."},
+        **_problems(413, 415, 500, 503),
+        409: {
+            "model": schemas.Problem,
+            "description": "Other elections are already registered for the table from that exact time; nothing "
+            "changed.",
+        },
+        422: {
+            "model": schemas.Problem,
+            "description": "The registration cannot be used; `errors` has one entry per problem with its JSON "
+            "pointer (the rules are validated exactly as a round's table.rules).",
+        },
+    },
+    openapi_extra=ELECTIONS_BODY,
+)
+async def register_elections(
+    table_id: TableId, body: JsonBody, uow: UnitOfWorkDep, source: SourceDep
+) -> Response:
+    """Register the table's rule elections from `effective_from` on. Rounds of the table (by this source, in this
+    jurisdiction) sent without `table.rules` are audited by the registration in force at their `played_at`."""
+    outcome = await uow.run(services.register_elections, table_id, body, source)
+    headers = {"Location": _elections_location(table_id, outcome.jurisdiction)}
+    if not outcome.created:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(
+        outcome.body, status_code=201 if outcome.created else 200, media_type=JSON, headers=headers
+    )
+
+
+@tables.get(
+    "/tables/{table_id:path}/elections",
+    response_model=schemas.RegistrationList,
+    responses=_problems(422, 500, 503),
+)
+async def list_elections(
+    table_id: TableId,
+    uow: UnitOfWorkDep,
+    source: SourceDep,
+    jurisdiction: Annotated[
+        Literal["US-NJ", "NZ"] | None, Query(description="Only this jurisdiction's registrations.")
+    ] = None,
+) -> Response:
+    """The table's registered elections (of the X-Bjaudit-Source source), newest effective_from first."""
+    return Response(await uow.read(services.list_elections, table_id, source, jurisdiction), media_type=JSON)
 
 
 @rules.get("/rules", response_model=schemas.Catalogue, responses=_problems(422, 500))
@@ -243,4 +321,4 @@ def readyz(request: Request) -> Response:
     return Response(orjson.dumps(body), media_type=JSON)
 
 
-__all__ = ["rounds", "rules", "health", "PROBLEM_JSON"]
+__all__ = ["rounds", "tables", "rules", "health", "PROBLEM_JSON"]

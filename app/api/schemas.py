@@ -51,6 +51,23 @@ class AuditResult(BaseModel):
     findings: list[Finding]
 
 
+class Registration(BaseModel):
+    """Rule elections registered for a table, in force from effective_from until the table's next registration."""
+
+    source: str = Field(description="The table system that registered them.")
+    jurisdiction: Literal["US-NJ", "NZ"]
+    table_id: str
+    effective_from: str = Field(description="RFC 3339, UTC.")
+    rules: dict[str, Any] = Field(description="The elections (round-v1 section 3), as validated.")
+    created_at: str = Field(description="RFC 3339, UTC: when they were first registered.")
+
+
+class RegistrationList(BaseModel):
+    table_id: str
+    source: str
+    items: list[Registration] = Field(description="Newest effective_from first.")
+
+
 class RuleInfo(BaseModel):
     title: str | None
     citation: str | None

@@ -207,11 +207,32 @@ class BatchResultRow(Base):
     __table_args__ = (CheckConstraint(f"outcome IN ({_in(BATCH_OUTCOMES)})", name="outcome"),)
 
 
+class TableElectionsRow(Base):
+    """Rule elections registered for a table by a table system, in force from ``effective_from`` until the next
+    registration's. A round without ``table.rules`` is audited by the registration with the greatest
+    ``effective_from`` at or before its ``played_at`` (the unique constraint's index serves that lookup)."""
+
+    __tablename__ = "table_elections"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(128))
+    """The table system that registered them (X-Bjaudit-Source, or the configured default), as for rounds."""
+    jurisdiction: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[str] = mapped_column(Text)
+    effective_from: Mapped[datetime] = mapped_column(UTCDateTime)
+    rules: Mapped[str] = mapped_column(Text)
+    """The elections as validated (``table.rules`` of round-v1 section 3), JSON text with sorted keys."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (UniqueConstraint("source", "jurisdiction", "table_id", "effective_from"),)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
 batch_chunks_table = cast(Table, BatchChunkRow.__table__)
 batch_results_table = cast(Table, BatchResultRow.__table__)
+table_elections_table = cast(Table, TableElectionsRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -227,6 +248,8 @@ __all__: list[Any] = [
     "batches_table",
     "batch_chunks_table",
     "batch_results_table",
+    "TableElectionsRow",
+    "table_elections_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

@@ -95,6 +95,7 @@ def engine(database_url: str) -> Iterator[Engine]:
     with eng.begin() as conn:
         conn.execute(text("DELETE FROM findings"))
         conn.execute(text("DELETE FROM rounds"))
+        conn.execute(text("DELETE FROM table_elections"))
     yield eng
     eng.dispose()
 

@@ -1,0 +1,75 @@
+"""The wire format of a table's registered rule elections (``PUT /v1/tables/{table_id}/elections``).
+
+The ``rules`` object is validated by the very type that validates a round's ``table.rules``
+(:class:`app.schema.TableRules`, round-v1 section 3), so that a registration accepts exactly the elections a round
+may carry and reports the same problems, with JSON pointers into the registration (``/rules/decks``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.schema import Problem, TableRules, Timestamp, problems_from
+
+__all__ = ["ElectionsRegistration", "RegistrationInvalid", "parse_registration"]
+
+_EXAMPLE: dict[str, Any] = {
+    "jurisdiction": "US-NJ",
+    "effective_from": "2026-12-01T00:00:00-05:00",
+    "rules": {"decks": 6, "dealer_soft_17": "hit", "blackjack_pays": "3:2"},
+}
+
+
+class ElectionsRegistration(BaseModel):
+    """A table's rule elections, in force from ``effective_from`` until the table's next registration. Rounds of
+    the table without ``table.rules`` are audited by the registration in force at their ``played_at``."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, json_schema_extra={"examples": [_EXAMPLE]}
+    )
+
+    jurisdiction: Literal["US-NJ", "NZ"] = Field(
+        description="ISO 3166 code: the registration applies to the table's rounds of this jurisdiction."
+    )
+    effective_from: Timestamp = Field(
+        description="RFC 3339 timestamp with offset: rounds played at or after it (and before the next "
+        "registration's effective_from) are audited by these elections."
+    )
+    rules: TableRules = Field(
+        description="The table's rule elections, exactly as a round's table.rules (round-v1 section 3)."
+    )
+
+
+class RegistrationInvalid(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems[0]["message"] if problems else "invalid registration")
+        self.problems = problems
+
+
+def _reword(p: Problem) -> Problem:
+    ptr, msg = p["pointer"], p["message"]
+    if ptr.startswith("/rules/") and ptr.count("/") == 2 and msg.startswith("unknown field "):
+        return {"pointer": ptr, "message": "unknown rule election " + msg.removeprefix("unknown field ")}
+    if ptr == "/rules" and msg.endswith("leave the field out instead"):
+        return {"pointer": ptr, "message": "must be a JSON object of rule elections, not null"}
+    if ptr == "" and msg.startswith("a round must be"):
+        return {"pointer": ptr, "message": "the registration" + msg.removeprefix("a round")}
+    if ptr == "/effective_from" and msg.startswith("must be a string, not ") and msg[-1].isdigit():
+        return {
+            "pointer": ptr,
+            "message": "must be an RFC 3339 timestamp with offset, e.g. 2026-12-01T00:00:00Z",
+        }
+    return p
+
+
+def parse_registration(data: bytes | str) -> tuple[str, datetime, dict[str, Any]]:
+    """JSON text of a registration -> (jurisdiction, effective_from, rules). Raises :class:`RegistrationInvalid`
+    listing every problem with its JSON pointer."""
+    try:
+        model = ElectionsRegistration.model_validate_json(data)
+    except ValidationError as exc:
+        raise RegistrationInvalid([_reword(p) for p in problems_from(exc)]) from None
+    return model.jurisdiction, model.effective_from, dict(model.rules)
