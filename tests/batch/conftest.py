@@ -26,7 +26,7 @@ NDJSON = {"content-type": "application/x-ndjson"}
 def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
     eng = create_engine(sqlalchemy_url(database_url))
     with eng.begin() as conn:
-        for table in ("batch_results", "batch_chunks", "batches", "findings", "rounds"):
+        for table in ("batch_results", "batch_chunks", "batches", "findings", "rounds", "table_elections"):
             conn.execute(text(f"DELETE FROM {table}"))
     yield eng
     eng.dispose()
