@@ -33,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import services
+from app.store import rounds as repo
 from app.store.db import Database
 from app.store.models import batch_chunks_table as C
 from app.store.models import batch_results_table as BR
@@ -365,27 +366,7 @@ def _round_values(line: _Line, source: str, received_at: datetime) -> dict[str, 
 
 
 def _finding_values(pk: int, line: _Line, source: str) -> list[dict[str, Any]]:
-    rnd = line.audited.round
-    return [
-        {
-            "round_pk": pk,
-            "seq": i,
-            "rule": f["rule"],
-            "also_cited_as": orjson.dumps(list(f["also_cited_as"])).decode()
-            if f.get("also_cited_as")
-            else None,
-            "citation_status": f["citation_status"],
-            "category": f["category"],
-            "event_index": f.get("event"),
-            "hand": f.get("hand"),
-            "amount_delta": f.get("amount_delta"),
-            "source": source,
-            "jurisdiction": rnd.jurisdiction,
-            "table_id": rnd.table_id,
-            "played_at": rnd.played_at,
-        }
-        for i, f in enumerate(line.audited.result.get("findings", ()))
-    ]
+    return repo.finding_rows(pk, line.audited.result.get("findings", ()), source, line.audited.round)
 
 
 def _findings_json(line: _Line) -> str | None:

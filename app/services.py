@@ -269,29 +269,7 @@ def submit_round(session: Session, record: bytes, source: str) -> Submitted:
                 extra={"round_id": rnd.round_id, "stored_sha256": stored.record_sha256, "sha256": digest},
             )
         return Submitted(False, rnd.round_id, rnd.jurisdiction, stored.audit.encode())
-    repo.insert_findings(
-        session,
-        [
-            {
-                "round_pk": pk,
-                "seq": i,
-                "rule": f["rule"],
-                "also_cited_as": orjson.dumps(list(f["also_cited_as"])).decode()
-                if f.get("also_cited_as")
-                else None,
-                "citation_status": f["citation_status"],
-                "category": f["category"],
-                "event_index": f.get("event"),
-                "hand": f.get("hand"),
-                "amount_delta": f.get("amount_delta"),
-                "source": source,
-                "jurisdiction": rnd.jurisdiction,
-                "table_id": rnd.table_id,
-                "played_at": rnd.played_at,
-            }
-            for i, f in enumerate(findings)
-        ],
-    )
+    repo.insert_findings(session, repo.finding_rows(pk, findings, source, rnd))
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
 
 

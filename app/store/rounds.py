@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import Row, Select, TextClause, and_, bindparam, exists, or_, select, text, tuple_
 from sqlalchemy.orm import Session
 
+from app.domain.model import Round
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
 
@@ -38,6 +40,32 @@ def insert_round(session: Session, values: Mapping[str, Any]) -> int | None:
     """
     pk: int | None = session.execute(_INSERT_ROUND, dict(values)).scalar_one_or_none()
     return pk
+
+
+def finding_rows(
+    round_pk: int, findings: Sequence[Mapping[str, Any]], source: str, rnd: Round
+) -> list[dict[str, Any]]:
+    """The ``findings`` rows of one stored round's audit (shared by single submissions and batches)."""
+    return [
+        {
+            "round_pk": round_pk,
+            "seq": i,
+            "rule": f["rule"],
+            "also_cited_as": orjson.dumps(list(f["also_cited_as"])).decode()
+            if f.get("also_cited_as")
+            else None,
+            "citation_status": f["citation_status"],
+            "category": f["category"],
+            "event_index": f.get("event"),
+            "hand": f.get("hand"),
+            "amount_delta": f.get("amount_delta"),
+            "source": source,
+            "jurisdiction": rnd.jurisdiction,
+            "table_id": rnd.table_id,
+            "played_at": rnd.played_at,
+        }
+        for i, f in enumerate(findings)
+    ]
 
 
 def insert_findings(session: Session, rows: Sequence[Mapping[str, Any]]) -> None:
