@@ -108,3 +108,15 @@ def sqlalchemy_url(url: str) -> str:
     if scheme in ("sqlite", "sqlite+pysqlite"):
         return f"sqlite+pysqlite://{rest}"
     raise ValueError(f"unsupported database URL scheme {scheme!r}: use postgresql:// or sqlite:///")
+
+
+def libpq_url(url: str) -> str | None:
+    """The URL psycopg connects with when ``url`` names a PostgreSQL database (no SQLAlchemy driver suffix), else
+    ``None``.
+
+    >>> libpq_url("postgres://u:p@db:5432/bjaudit"), libpq_url("sqlite:///x")
+    ('postgresql://u:p@db:5432/bjaudit', None)
+    """
+    mapped = sqlalchemy_url(url)
+    prefix = "postgresql+psycopg://"
+    return "postgresql://" + mapped.removeprefix(prefix) if mapped.startswith(prefix) else None

@@ -17,11 +17,12 @@ from anyio import CapacityLimiter
 from fastapi import FastAPI
 
 from app import api
-from app.api.deps import UnitOfWork
+from app.api.deps import SingleRounds, UnitOfWork
 from app.auditing import ENGINE_VERSION as VERSION
-from app.config import Settings, get_settings
+from app.config import Settings, get_settings, libpq_url
 from app.store import migrate
 from app.store.db import Database
+from app.store.pg import PgRounds
 
 DESCRIPTION = """\
 Audits recorded blackjack rounds against New Jersey and New Zealand rules, and keeps every round and its audit.
@@ -41,7 +42,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db = Database.from_settings(settings)
         app.state.db = db
         # As many requests in the database at once as the pool keeps connections: no overflow churn.
-        app.state.unit_of_work = UnitOfWork(db, CapacityLimiter(settings.db_pool_size))
+        app.state.unit_of_work = uow = UnitOfWork(db, CapacityLimiter(settings.db_pool_size))
+        conninfo = libpq_url(settings.database_url)
+        pg = (
+            None
+            if conninfo is None
+            else PgRounds(
+                conninfo,
+                size=settings.db_pool_size,
+                timeout=settings.db_pool_timeout,
+                connect_timeout=settings.db_connect_timeout,
+            )
+        )
+        app.state.single_rounds = SingleRounds(uow, pg)
         try:
             app.state.migration_heads = migrate.head_revisions()
         except FileNotFoundError:
@@ -49,6 +62,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            if pg is not None:
+                await pg.close()
             db.dispose()
 
     app = FastAPI(

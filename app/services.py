@@ -39,6 +39,7 @@ from app.domain.model import Round
 from app.schema import RoundInvalid, parse_round
 from app.store import elections as elections_repo
 from app.store import rounds as repo
+from app.store.pg import PgRounds
 from app.table_elections import RegistrationInvalid, parse_registration
 
 
@@ -169,8 +170,9 @@ def registered_elections(session: Session, source: str) -> ElectionsLookup:
     """The lookup of the submitter's registered elections: one indexed query per call."""
 
     def lookup(rnd: Round) -> Mapping[str, Any] | None:
-        found = elections_repo.in_force(session, source, rnd.jurisdiction, rnd.table_id, rnd.played_at)
-        return None if found is None else dict(orjson.loads(found))
+        return elections_from_json(
+            elections_repo.in_force(session, source, rnd.jurisdiction, rnd.table_id, rnd.played_at)
+        )
 
     return lookup
 
@@ -192,14 +194,22 @@ def cached_registered_elections(session: Session, source: str) -> ElectionsLooku
     return lookup
 
 
-def audit(record: bytes | str, registered: ElectionsLookup | None = None) -> Audited:
-    """Parse and audit a record; nothing is stored. A round without ``table.rules`` is audited by the elections
-    ``registered`` finds for it, else by the jurisdiction's defaults."""
+def read_round(record: bytes | str) -> Round:
+    """Parse a record and check that it can be stored (:class:`InvalidRound` if not); nothing is audited."""
     rnd = _parse(record)
     _check_storable(rnd)
-    elections = registered(rnd) if registered is not None and rnd.rules is None else None
+    return rnd
+
+
+def elections_from_json(rules: str | None) -> Mapping[str, Any] | None:
+    """A registration's stored rules JSON (or None) as the elections an audit applies."""
+    return None if rules is None else dict(orjson.loads(rules))
+
+
+def audit_read(rnd: Round, elections: Mapping[str, Any] | None) -> Audited:
+    """Audit a round already read, by ``elections`` (its registered ones) when it has no ``table.rules``."""
     try:
-        result = audit_round(rnd, elections).to_dict()
+        result = audit_round(rnd, elections if rnd.rules is None else None).to_dict()
     except AuditError as exc:
         raise CannotAudit(
             exc.message,
@@ -207,6 +217,13 @@ def audit(record: bytes | str, registered: ElectionsLookup | None = None) -> Aud
             extra={"round_id": rnd.round_id},
         ) from exc
     return Audited(rnd, result, orjson.dumps(result))
+
+
+def audit(record: bytes | str, registered: ElectionsLookup | None = None) -> Audited:
+    """Parse and audit a record; nothing is stored. A round without ``table.rules`` is audited by the elections
+    ``registered`` finds for it, else by the jurisdiction's defaults."""
+    rnd = read_round(record)
+    return audit_read(rnd, registered(rnd) if registered is not None and rnd.rules is None else None)
 
 
 def dry_run(session: Session, record: bytes | str, source: str) -> Audited:
@@ -227,6 +244,43 @@ class Submitted:
     body: bytes
 
 
+def round_row(done: Audited, record: bytes, digest: str, source: str) -> dict[str, Any]:
+    """The ``rounds`` row of an audited record."""
+    rnd, result = done.round, done.result
+    return {
+        "source": source,
+        "jurisdiction": rnd.jurisdiction,
+        "round_id": rnd.round_id,
+        "table_id": rnd.table_id,
+        "played_at": rnd.played_at,
+        "dealer_id": rnd.dealer_id,
+        "shoe_id": rnd.shoe_id,
+        "received_at": datetime.now(UTC),
+        "record": record,
+        "record_sha256": digest,
+        "verdict": result["verdict"],
+        "ruleset": result["ruleset"],
+        "engine_version": result["engine_version"],
+        "elections_source": result["elections_source"],
+        "finding_count": len(result.get("findings", ())),
+        "audit": done.body.decode(),
+    }
+
+
+def replayed(stored: repo.Stored | None, rnd: Round, source: str, digest: str) -> Submitted:
+    """The answer to a submission whose (round_id, source, jurisdiction) is already stored: the stored audit if
+    the record is the same, else :class:`RoundConflict`."""
+    if stored is None:  # deleted between the two statements: cannot happen without a delete path
+        raise RoundConflict("The round was being changed concurrently; retry.")
+    if stored.record_sha256 != digest:
+        raise RoundConflict(
+            f"Round {rnd.round_id!r} ({rnd.jurisdiction}) was already submitted by {source!r} with a different "
+            "record; nothing was changed.",
+            extra={"round_id": rnd.round_id, "stored_sha256": stored.record_sha256, "sha256": digest},
+        )
+    return Submitted(False, rnd.round_id, rnd.jurisdiction, stored.audit.encode())
+
+
 def submit_round(session: Session, record: bytes, source: str) -> Submitted:
     """Audit a record and store it with its audit, once per (round_id, source, jurisdiction).
 
@@ -235,41 +289,36 @@ def submit_round(session: Session, record: bytes, source: str) -> Submitted:
     """
     digest = hashlib.sha256(record).hexdigest()
     done = audit(record, registered_elections(session, source))
-    rnd, result = done.round, done.result
-    findings: list[dict[str, Any]] = list(result.get("findings", ()))
-    pk = repo.insert_round(
-        session,
-        {
-            "source": source,
-            "jurisdiction": rnd.jurisdiction,
-            "round_id": rnd.round_id,
-            "table_id": rnd.table_id,
-            "played_at": rnd.played_at,
-            "dealer_id": rnd.dealer_id,
-            "shoe_id": rnd.shoe_id,
-            "received_at": datetime.now(UTC),
-            "record": record,
-            "record_sha256": digest,
-            "verdict": result["verdict"],
-            "ruleset": result["ruleset"],
-            "engine_version": result["engine_version"],
-            "elections_source": result["elections_source"],
-            "finding_count": len(findings),
-            "audit": done.body.decode(),
-        },
-    )
+    rnd = done.round
+    pk = repo.insert_round(session, round_row(done, record, digest, source))
     if pk is None:
-        stored = repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction)
-        if stored is None:  # deleted between the two statements: cannot happen without a delete path
-            raise RoundConflict("The round was being changed concurrently; retry.")
-        if stored.record_sha256 != digest:
-            raise RoundConflict(
-                f"Round {rnd.round_id!r} ({rnd.jurisdiction}) was already submitted by {source!r} with a different "
-                "record; nothing was changed.",
-                extra={"round_id": rnd.round_id, "stored_sha256": stored.record_sha256, "sha256": digest},
-            )
-        return Submitted(False, rnd.round_id, rnd.jurisdiction, stored.audit.encode())
-    repo.insert_findings(session, repo.finding_rows(pk, findings, source, rnd))
+        return replayed(
+            repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
+        )
+    repo.insert_findings(session, repo.finding_rows(pk, done.result.get("findings", ()), source, rnd))
+    return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
+
+
+async def submit_round_pg(pg: PgRounds, record: bytes, source: str) -> Submitted:
+    """:func:`submit_round` on PostgreSQL without a session: the round and its findings in one statement (one
+    round trip, atomic), the elections lookup only for a round without ``table.rules``, the stored submission
+    read only on a duplicate."""
+    digest = hashlib.sha256(record).hexdigest()
+    rnd = read_round(record)
+    elections = (
+        elections_from_json(
+            await pg.elections_in_force(source, rnd.jurisdiction, rnd.table_id, rnd.played_at)
+        )
+        if rnd.rules is None
+        else None
+    )
+    done = audit_read(rnd, elections)
+    findings = repo.finding_rows(0, done.result.get("findings", ()), source, rnd)
+    pk = await pg.insert_round(round_row(done, record, digest, source), findings)
+    if pk is None:
+        return replayed(
+            await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
+        )
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
 
 
@@ -373,7 +422,16 @@ def _iso(ts: datetime) -> str:
 
 def lookup_round(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
     """The auditor's view of one stored round, as JSON: the record as received, its audit, the rules cited."""
-    rows = repo.find_rounds(session, round_id, source, jurisdiction)
+    return lookup_answer(repo.find_rounds(session, round_id, source, jurisdiction), round_id, source)
+
+
+async def lookup_round_pg(pg: PgRounds, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
+    """:func:`lookup_round` on PostgreSQL without a session."""
+    return lookup_answer(await pg.find_rounds(round_id, source, jurisdiction), round_id, source)
+
+
+def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None) -> bytes:
+    """The lookup's answer from the rows stored under ``round_id`` (:data:`app.store.rounds.LOOKUP_COLUMNS`)."""
     if not rows:
         raise RoundNotFound(
             f"No round {round_id!r} is stored" + (f" for source {source!r}" if source else "") + "."

@@ -11,9 +11,11 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 from fastapi import Depends, Header, Request
 
+from app import services
 from app.api.problems import PayloadTooLarge, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database
+from app.store.pg import PgRounds
 
 SOURCE_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 T = TypeVar("T")
@@ -64,6 +66,34 @@ async def get_unit_of_work(request: Request) -> UnitOfWork:
 
 
 UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]
+
+
+class SingleRounds:
+    """Submitting and looking up one round, the two hot routes: on PostgreSQL straight on psycopg's async
+    connections (:mod:`app.store.pg`: no worker thread, no ORM, one statement each), elsewhere (SQLite) the
+    unit of work. The same use cases and answers either way."""
+
+    def __init__(self, uow: UnitOfWork, pg: PgRounds | None) -> None:
+        self.uow = uow
+        self.pg = pg
+
+    async def submit(self, record: bytes, source: str) -> services.Submitted:
+        if self.pg is not None:
+            return await services.submit_round_pg(self.pg, record, source)
+        return await self.uow.run(services.submit_round, record, source)
+
+    async def lookup(self, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
+        if self.pg is not None:
+            return await services.lookup_round_pg(self.pg, round_id, source, jurisdiction)
+        return await self.uow.read(services.lookup_round, round_id, source, jurisdiction)
+
+
+async def get_single_rounds(request: Request) -> SingleRounds:
+    rounds: SingleRounds = request.app.state.single_rounds
+    return rounds
+
+
+SingleRoundsDep = Annotated[SingleRounds, Depends(get_single_rounds)]
 
 
 def _is_json(content_type: str | None) -> bool:

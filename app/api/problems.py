@@ -13,6 +13,7 @@ from http import HTTPStatus
 from typing import Any
 
 import orjson
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, ProgrammingError
@@ -86,7 +87,7 @@ def _retry_after(request: Request) -> int:
 
 
 def _is_undefined_table(exc: BaseException) -> bool:
-    orig = getattr(exc, "orig", None)
+    orig = exc if isinstance(exc, psycopg.Error) else getattr(exc, "orig", None)
     return getattr(orig, "sqlstate", None) == "42P01"  # undefined_table: the database is not migrated
 
 
@@ -132,7 +133,12 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
 
 
 def _is_unavailable(exc: Exception) -> bool:
-    if isinstance(exc, PoolTimeout | OperationalError | InterfaceError):
+    # psycopg's own errors come from the PostgreSQL hot path (app.store.pg), which has no SQLAlchemy around it;
+    # its pool timeout is a psycopg.OperationalError.
+    if isinstance(
+        exc,
+        PoolTimeout | OperationalError | InterfaceError | psycopg.OperationalError | psycopg.InterfaceError,
+    ):
         return True
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
@@ -177,8 +183,10 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     # 503: OperationalError/InterfaceError (cannot connect, connection lost, SQLite cannot open or is locked), a
-    # table that does not exist (not migrated), a pool with no connection to give within db_pool_timeout.
+    # table that does not exist (not migrated), a pool with no connection to give within db_pool_timeout; the same
+    # from psycopg directly on the PostgreSQL hot path.
     app.add_exception_handler(DBAPIError, _on_database_error)
     app.add_exception_handler(PoolTimeout, _on_database_error)
+    app.add_exception_handler(psycopg.Error, _on_database_error)
     app.add_exception_handler(ClientDisconnect, _on_client_disconnect)
     app.add_exception_handler(Exception, _on_unexpected)

@@ -15,7 +15,14 @@ from sqlalchemy import text
 
 from app import services
 from app.api import schemas
-from app.api.deps import SOURCE_PATTERN, JsonBody, SourceDep, UnitOfWorkDep, get_database
+from app.api.deps import (
+    SOURCE_PATTERN,
+    JsonBody,
+    SingleRoundsDep,
+    SourceDep,
+    UnitOfWorkDep,
+    get_database,
+)
 from app.api.problems import PROBLEM_JSON, unavailable
 from app.services import InvalidQuery
 from app.store import migrate
@@ -66,9 +73,9 @@ health = APIRouter(tags=["health"])
     },
     openapi_extra=ROUND_BODY,
 )
-async def submit_round(body: JsonBody, uow: UnitOfWorkDep, source: SourceDep) -> Response:
+async def submit_round(body: JsonBody, single: SingleRoundsDep, source: SourceDep) -> Response:
     """Audit a round and store the record and its audit; the same record again answers the stored audit."""
-    outcome = await uow.run(services.submit_round, body, source)
+    outcome = await single.submit(body, source)
     location = f"/v1/rounds/{quote(outcome.round_id, safe='')}?" + urlencode(
         {"source": source, "jurisdiction": outcome.jurisdiction}
     )
@@ -161,10 +168,10 @@ JurisdictionQuery = Annotated[
     responses=_problems(404, 409, 422, 500, 503),
 )
 async def get_round(
-    round_id: str, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
+    round_id: str, single: SingleRoundsDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
 ) -> Response:
     """The auditor's lookup: the record as received, its audit, and each cited rule's title, citation, paraphrase."""
-    return Response(await uow.read(services.lookup_round, round_id, source, jurisdiction), media_type=JSON)
+    return Response(await single.lookup(round_id, source, jurisdiction), media_type=JSON)
 
 
 @rounds.get(

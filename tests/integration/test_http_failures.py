@@ -3,19 +3,22 @@ service answers a problem (503 with Retry-After, or 500 without internals) and a
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import OperationalError
 
 from app import services
-from app.config import Settings
+from app.config import Settings, libpq_url
 from app.main import create_app
 from app.store.db import Database
+from app.store.pg import PgRounds
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
@@ -59,11 +62,42 @@ def _fail_when(engine: Engine, predicate: Callable[[str], bool]) -> None:
     event.listen(engine, "before_cursor_execute", before)
 
 
+@contextmanager
+def _failing_trigger(engine: Engine, table: str, *, at_commit: bool = False) -> Iterator[None]:
+    """On PostgreSQL, a trigger that fails the transaction as a lost connection would (SQLSTATE 08006) once a row
+    is inserted into ``table``, or at commit: inside the database, so that it fails whichever client stored the
+    round (SQLAlchemy sessions, or the psycopg hot path of app.store.pg)."""
+    timing = "CONSTRAINT TRIGGER" if at_commit else "TRIGGER"
+    deferred = " DEFERRABLE INITIALLY DEFERRED" if at_commit else ""
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "CREATE FUNCTION bjaudit_test_fail() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN RAISE EXCEPTION 'connection lost' USING ERRCODE = '08006'; END $$"
+            )
+        )
+        conn.execute(
+            text(
+                f"CREATE {timing} bjaudit_test_fail AFTER INSERT ON {table}{deferred} "
+                "FOR EACH ROW EXECUTE FUNCTION bjaudit_test_fail()"
+            )
+        )
+    try:
+        yield
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text(f"DROP TRIGGER bjaudit_test_fail ON {table}"))
+            conn.execute(text("DROP FUNCTION bjaudit_test_fail()"))
+
+
 def test_a_failure_after_the_round_is_inserted_writes_nothing(
     app: Any, engine: Engine, examples: dict[str, bytes], rows: Callable[..., int]
 ) -> None:
-    with TestClient(app, raise_server_exceptions=False) as client:
-        _fail_when(app.state.db.engine, lambda sql: "INSERT INTO findings" in sql)
+    with TestClient(app, raise_server_exceptions=False) as client, ExitStack() as stack:
+        if engine.dialect.name == "postgresql":
+            stack.enter_context(_failing_trigger(engine, "findings"))
+        else:
+            _fail_when(app.state.db.engine, lambda sql: "INSERT INTO findings" in sql)
         resp = client.post("/v1/rounds", content=examples["nj-double-then-dealer-blackjack"], headers=JSON)
         assert resp.status_code == 503, resp.text
         assert "retry-after" in resp.headers
@@ -74,12 +108,15 @@ def test_a_failure_after_the_round_is_inserted_writes_nothing(
 def test_a_failed_commit_is_answered_503_not_201(
     app: Any, engine: Engine, examples: dict[str, bytes], rows: Callable[..., int]
 ) -> None:
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, raise_server_exceptions=False) as client, ExitStack() as stack:
+        if engine.dialect.name == "postgresql":
+            stack.enter_context(_failing_trigger(engine, "rounds", at_commit=True))
+        else:
 
-        def on_commit(conn: Any) -> None:
-            raise OperationalError("COMMIT", None, ConnectionError("connection lost at commit"))
+            def on_commit(conn: Any) -> None:
+                raise OperationalError("COMMIT", None, ConnectionError("connection lost at commit"))
 
-        event.listen(app.state.db.engine, "commit", on_commit)
+            event.listen(app.state.db.engine, "commit", on_commit)
         resp = client.post("/v1/rounds", content=examples["nj-compliant-double"], headers=JSON)
         assert resp.status_code == 503, resp.text
     assert rows("rounds") == 0
@@ -144,6 +181,30 @@ def test_concurrent_submissions_of_one_round_store_it_once(
     db.dispose()
     assert not errors, errors
     assert sorted(o.created for o in outcomes) == [False] * (n - 1) + [True]
+    assert len({o.body for o in outcomes}) == 1
+    assert rows("rounds") == 1
+    assert rows("findings") == 1
+
+
+@pytest.mark.parametrize("database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+def test_concurrent_submissions_on_the_postgresql_hot_path_store_it_once(
+    settings: Settings, engine: Engine, examples: dict[str, bytes], rows: Callable[..., int]
+) -> None:
+    """The same race on app.store.pg (what POST /v1/rounds uses on PostgreSQL): one statement inserts the round
+    and its findings, so the losers insert nothing and answer the winner's audit."""
+    conninfo = libpq_url(settings.database_url)
+    assert conninfo is not None
+    body = examples["nj-double-then-dealer-blackjack"]
+
+    async def race() -> list[services.Submitted]:
+        pg = PgRounds(conninfo, size=8, timeout=10, connect_timeout=5)
+        try:
+            return await asyncio.gather(*(services.submit_round_pg(pg, body, "race") for _ in range(8)))
+        finally:
+            await pg.close()
+
+    outcomes = asyncio.run(race())
+    assert sorted(o.created for o in outcomes) == [False] * 7 + [True]
     assert len({o.body for o in outcomes}) == 1
     assert rows("rounds") == 1
     assert rows("findings") == 1

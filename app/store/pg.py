@@ -1,0 +1,156 @@
+"""The PostgreSQL hot path of single rounds: psycopg 3 async, no ORM, no worker thread.
+
+``POST /v1/rounds`` and ``GET /v1/rounds/{id}`` on PostgreSQL come here (SQLite, and every other route, go through
+SQLAlchemy sessions in :mod:`app.store.rounds`). Each request takes one connection from a small pool of
+autocommit connections and runs prepared statements on it:
+
+- a submission is one statement (:data:`INSERT_ROUND`): the round and its findings in a data-modifying CTE, atomic
+  without BEGIN/COMMIT round trips; the stored submission is read only when the round_id was already taken;
+- a lookup is one statement.
+
+The pool is deliberately small and plain: no reset round trip when a connection comes back (an autocommit
+connection that is idle needs none), a broken connection is dropped, and a database that cannot be reached fails
+the request at once (``psycopg.OperationalError``, answered 503) instead of waiting for a background reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import orjson
+import psycopg
+from psycopg import AsyncConnection
+from psycopg.pq import TransactionStatus
+from psycopg.rows import namedtuple_row
+
+from app.store.models import findings_table as F
+from app.store.models import rounds_table as R
+from app.store.rounds import Stored
+
+
+class PoolTimeout(psycopg.OperationalError):
+    """No connection became free within the pool timeout (answered 503, like a database that cannot be reached)."""
+
+
+_ROUND_COLUMNS = [c.name for c in R.c if c.name != "id"]
+_ROUND_OF_FINDING = ("source", "jurisdiction", "table_id", "played_at")
+_FINDING_COLUMNS = [c for c in F.c if c.name not in ("id", "round_pk", *_ROUND_OF_FINDING)]
+_PG_TYPES = {"seq": "int", "event_index": "int", "amount_delta": "bigint"}
+_FINDING_RECORD = ", ".join(f"{c.name} {_PG_TYPES.get(c.name, 'text')}" for c in _FINDING_COLUMNS)
+
+INSERT_ROUND = (
+    f"WITH r AS (INSERT INTO {R.name} ({', '.join(_ROUND_COLUMNS)}) "
+    f"VALUES ({', '.join(f'%({c})s' for c in _ROUND_COLUMNS)}) "
+    f"ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, {', '.join(_ROUND_OF_FINDING)}), "
+    f"f AS (INSERT INTO {F.name} (round_pk, {', '.join(_ROUND_OF_FINDING)}, "
+    f"{', '.join(c.name for c in _FINDING_COLUMNS)}) "
+    f"SELECT r.id, {', '.join('r.' + c for c in _ROUND_OF_FINDING)}, {', '.join('x.' + c.name for c in _FINDING_COLUMNS)} "
+    f"FROM r CROSS JOIN json_to_recordset(%(findings)s::json) AS x("
+    f"{_FINDING_RECORD})) "
+    "SELECT id FROM r"
+)
+"""The round and its findings (a JSON array of :func:`app.store.rounds.finding_rows`; the round's own columns are
+taken from the inserted round) in one statement; the new round's id, or no row when its key is taken."""
+
+_STORED = (
+    f"SELECT id, record_sha256, audit FROM {R.name} WHERE round_id = %s AND source = %s AND jurisdiction = %s"
+)
+_LOOKUP_COLUMNS = (
+    "round_id, source, jurisdiction, table_id, played_at, received_at, record, record_sha256, ruleset, audit"
+)
+_IN_FORCE = (
+    "SELECT rules FROM table_elections WHERE source = %s AND jurisdiction = %s AND table_id = %s "
+    "AND effective_from <= %s ORDER BY effective_from DESC LIMIT 1"
+)
+
+
+def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> str:
+    where = "round_id = %(round_id)s"
+    if by_source:
+        where += " AND source = %(source)s"
+    if by_jurisdiction:
+        where += " AND jurisdiction = %(jurisdiction)s"
+    return f"SELECT {_LOOKUP_COLUMNS} FROM {R.name} WHERE {where} ORDER BY source, jurisdiction LIMIT 10"
+
+
+_LOOKUP = {(s, j): _lookup_statement(s, j) for s in (False, True) for j in (False, True)}
+
+
+class PgRounds:
+    """Single rounds on PostgreSQL, on at most ``size`` autocommit connections opened on demand."""
+
+    def __init__(self, conninfo: str, *, size: int, timeout: float, connect_timeout: int) -> None:
+        self.conninfo = conninfo
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._slots = asyncio.Semaphore(size)
+        self._idle: list[AsyncConnection[Any]] = []
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection[Any]]:
+        try:
+            await asyncio.wait_for(self._slots.acquire(), self.timeout)
+        except TimeoutError:
+            raise PoolTimeout(f"no database connection became free within {self.timeout:g} s") from None
+        conn: AsyncConnection[Any] | None = None
+        try:
+            conn = self._idle.pop() if self._idle else await self._connect()
+            yield conn
+        finally:
+            if conn is not None:
+                if conn.broken or conn.closed or conn.info.transaction_status != TransactionStatus.IDLE:
+                    await conn.close()
+                else:
+                    self._idle.append(conn)
+            self._slots.release()
+
+    async def _connect(self) -> AsyncConnection[Any]:
+        return await AsyncConnection.connect(
+            self.conninfo,
+            autocommit=True,
+            prepare_threshold=0,  # the few statements here are prepared on first use
+            connect_timeout=self.connect_timeout,
+            application_name="bjaudit",
+        )
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            await conn.close()
+
+    async def insert_round(
+        self, values: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]
+    ) -> int | None:
+        """Insert a round and its findings; the round's primary key, or ``None`` when (round_id, source,
+        jurisdiction) is already taken (nothing is inserted then). Race-safe: the unique constraint decides."""
+        params = {**values, "findings": orjson.dumps(findings).decode()}
+        async with self.connection() as conn:
+            row = await (await conn.execute(INSERT_ROUND, params)).fetchone()
+        return None if row is None else int(row[0])
+
+    async def stored_submission(self, round_id: str, source: str, jurisdiction: str) -> Stored | None:
+        async with self.connection() as conn:
+            cur = await conn.execute(_STORED, (round_id, source, jurisdiction))
+            row = await cur.fetchone()
+        return None if row is None else Stored(int(row[0]), row[1], row[2])
+
+    async def find_rounds(self, round_id: str, source: str | None, jurisdiction: str | None) -> list[Any]:
+        """As :func:`app.store.rounds.find_rounds`: rows with the lookup's columns as attributes."""
+        params = {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
+        async with self.connection() as conn:
+            cur = conn.cursor(row_factory=namedtuple_row)
+            await cur.execute(_LOOKUP[(source is not None, jurisdiction is not None)], params)
+            return await cur.fetchall()
+
+    async def elections_in_force(
+        self, source: str, jurisdiction: str, table_id: str, played_at: datetime
+    ) -> str | None:
+        """As :func:`app.store.elections.in_force`."""
+        async with self.connection() as conn:
+            cur = await conn.execute(_IN_FORCE, (source, jurisdiction, table_id, played_at))
+            row = await cur.fetchone()
+        return None if row is None else str(row[0])
