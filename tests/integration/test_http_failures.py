@@ -186,7 +186,9 @@ def test_concurrent_submissions_of_one_round_store_it_once(
     assert rows("findings") == 1
 
 
-@pytest.mark.parametrize("database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+@pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 def test_concurrent_submissions_on_the_postgresql_hot_path_store_it_once(
     settings: Settings, engine: Engine, examples: dict[str, bytes], rows: Callable[..., int]
 ) -> None:
