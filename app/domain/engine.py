@@ -57,7 +57,7 @@ def resolve_elections(
         given, source = registered, "registered"
     else:
         given, source = {}, "defaults"
-    elections = {k: v for k, v in ruleset.defaults.items() if v is not None}
+    elections = dict(ruleset.elected_defaults)
     elections.update(given)
     return elections, source  # type: ignore[return-value]
 

@@ -133,7 +133,7 @@ class Trace:
     first_later_card: int | None
     """Index of the first card dealt to anyone after the initial deal."""
     present: frozenset[str]
-    """The event types the round contains (lets a check skip a round with nothing for it)."""
+    """The event types other than ``deal`` the round contains (lets a check skip a round with nothing for it)."""
     dealer_values: list[str]
     dealer_blackjack: bool
     hand_list: list[HandState]
@@ -204,9 +204,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     initial_open = True  # still inside the initial deal: only first and second cards dealt so far
     # Whether the dealer's second card belongs to the initial deal (a hole card): the table's election says so;
     # without one, a second card dealt face down is taken for a hole card.
-    second_initial: bool | None = {"initial_deal": True, "after_players": False}.get(
-        str(elections.get("dealer_second_card"))
-    )
+    second_initial = _HOLE_CARD_GAME.get(str(elections.get("dealer_second_card")))
     dealer_second_at: int | None = None
     first_later_player_card: int | None = None
     first_later_card: int | None = None
@@ -243,7 +241,6 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
     h: HandState | None
     for i, ev in enumerate(round_.events):
         kind_of_event = ev.type
-        present.add(kind_of_event)
         if kind_of_event == "deal":
             assert isinstance(ev, Deal)
             to, card = ev.to, ev.card
@@ -302,6 +299,7 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             elif initial_deal_end is not None and first_later_card is None:
                 first_later_card = i
             continue
+        present.add(kind_of_event)
         if initial_deal_end is not None and kind_of_event in _DECISIONS:
             # A decision ends the initial deal. A peek, a reveal (a hand-dealt player turning up its cards) or a
             # settlement (a losing additional wager collected before the hole card, 13:69F-2.17(d)) does not.
@@ -430,6 +428,8 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
         first_later_card=first_later_card,
     )
 
+
+_HOLE_CARD_GAME: dict[str, bool] = {"initial_deal": True, "after_players": False}
 
 _DECISIONS = frozenset({"double", "split", "surrender", "hit", "stand", "insurance", "even_money"})
 

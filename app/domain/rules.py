@@ -9,7 +9,7 @@ one of its rules; a role it leaves unbound is not checked there. That keeps juri
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -128,6 +128,13 @@ class Ruleset:
     """Table elections that apply when neither the record nor the registry gives one (None: no default)."""
     elections_check: Check | None = None
     """Reports table elections the jurisdiction does not permit (findings with no event)."""
+    elected_defaults: Mapping[str, Any] = field(init=False)
+    """The defaults that are elections (a default of None means "no default"), computed once."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "elected_defaults", {k: v for k, v in self.defaults.items() if v is not None}
+        )
 
     def covers(self, on: date) -> bool:
         return self.effective <= on and (self.until is None or on < self.until)

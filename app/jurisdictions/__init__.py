@@ -9,8 +9,8 @@ from app.domain.rules import Ruleset
 from app.jurisdictions import nj, nz
 
 RULESETS: dict[str, tuple[Ruleset, ...]] = {
-    nj.JURISDICTION: (nj.RULESET,),
-    nz.JURISDICTION: (nz.RULESET,),
+    code: tuple(sorted(rulesets, key=lambda r: r.effective, reverse=True))  # newest first
+    for code, rulesets in {nj.JURISDICTION: (nj.RULESET,), nz.JURISDICTION: (nz.RULESET,)}.items()
 }
 
 
@@ -23,8 +23,8 @@ def ruleset_for(jurisdiction: str, played_at: datetime) -> Ruleset:
             "/jurisdiction",
         )
     day = played_at.date()
-    for rs in sorted(rulesets, key=lambda r: r.effective, reverse=True):
-        if rs.covers(day):
+    for rs in rulesets:
+        if rs.effective <= day and (rs.until is None or day < rs.until):
             return rs
     spans = "; ".join(
         f"{rs.name}: from {rs.effective}" + (f" until {rs.until}" if rs.until else "") for rs in rulesets
