@@ -683,7 +683,7 @@ def _expect(h: HandState, dealer: DealerFacts, six_five: bool) -> Expect:
             return Expect(nets, "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", why)
         direction = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
         return Expect(nets, direction, "bj_odds", why)
-    pt = hand_total([c.card for c in h.cards])[0]
+    pt = h.final_total
     if pt > 21:
         return Expect((-stake,), "bust_loses", "lose_amount", "it busted with {pt}", pt, dt)
     if dbj:

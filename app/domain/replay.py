@@ -60,6 +60,7 @@ class HandState:
     settles: list[tuple[int, Settle]] = field(default_factory=list)
     splits: list[int] = field(default_factory=list)  # events at which this hand was split
     blackjack: bool = False  # set when the replay ends: a natural in a hand of a seat that never split
+    final_total: int = 0  # set when the replay ends: the best total of all its cards
 
     @property
     def name(self) -> str:
@@ -404,9 +405,9 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
 
     hand_list = [x for st in seats.values() for x in st.hands]
     for x in hand_list:
-        x.blackjack = (
-            len(x.cards) == 2 and not seats[x.id[0]].split and is_natural([x.cards[0].card, x.cards[1].card])
-        )
+        values = [c.card for c in x.cards]
+        x.final_total = hand_total(values)[0]
+        x.blackjack = len(values) == 2 and not seats[x.id[0]].split and is_natural(values)
     dealer_values = [c.card for c in dealer]
     return Trace(
         present=frozenset(present),
