@@ -27,7 +27,8 @@ engine's checks read it:
   split hand loses either all its wagers or only the original one: each table keeps to one of the two.
 
 The generator is tuned for speed (it feeds benchmarks): cards are strings, totals are kept incrementally, events
-are built as plain dicts.
+are built as plain dicts. It keeps its own card arithmetic and play on purpose, sharing nothing with
+``app.domain``: a second, independent implementation of the rules is what makes the property tests worth running.
 """
 
 from __future__ import annotations
