@@ -475,7 +475,10 @@ def _store_chunk(
             raise RuntimeError(f"round {key} neither inserted nor found")
         classify(line, stored[key])
     for line in repeats:
-        classify(line, fresh[(line.round_id, line.jurisdiction)].sha)
+        # Against what is stored under the key: the first line's record if it was inserted now, else the round
+        # stored before (a repeat of a conflicting line is a conflict too, never a duplicate of an unstored record).
+        key = (line.round_id, line.jurisdiction)
+        classify(line, stored[key] or fresh[key].sha)
     if results:
         if pg:
             _copy_results_pg(s, batch_id, results)

@@ -24,7 +24,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import (
@@ -197,6 +197,20 @@ HandOrDealer = Annotated[
 ]
 
 
+def _within_utc_years(value: datetime) -> datetime:
+    """A timestamp must stay within years 1-9999 once converted to UTC (where it is stored and compared):
+    9999-12-31T23:00:00-05:00 is a valid RFC 3339 string but no storable instant."""
+    try:
+        value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise PydanticCustomError(
+            "timestamp_range",
+            "{value} falls outside the years 1-9999 once converted to UTC",
+            {"value": str(value)},
+        ) from None
+    return value
+
+
 class _Rfc3339:
     """Annotation marker: a timestamp is a JSON string of the RFC 3339 form (checked by a pattern) that is also
     a real date and time (checked by pydantic's datetime parser), validated into an aware datetime. Both steps
@@ -209,6 +223,7 @@ class _Rfc3339:
             [
                 core_schema.str_schema(pattern=TIMESTAMP_PATTERN, strict=True),
                 core_schema.datetime_schema(strict=False, tz_constraint="aware"),
+                core_schema.no_info_after_validator_function(_within_utc_years, core_schema.any_schema()),
             ]
         )
 

@@ -303,3 +303,21 @@ def test_batch_stores_rounds_and_findings_as_the_single_round_api_does(
     assert len(one) == 6 and one == bulk
     one_f, bulk_f = rows(findings_sql, "one"), rows(findings_sql, "bulk")
     assert one_f and one_f == bulk_f
+
+
+def test_a_repeated_line_that_conflicts_with_a_stored_round_is_a_conflict_each_time(
+    client: TestClient, count: Callable[[str], int]
+) -> None:
+    doc = legal_rounds(1)[0]
+    stored = dumps(doc)
+    assert (
+        client.post("/v1/rounds", content=stored, headers={"content-type": "application/json"}).status_code
+        == 201
+    )
+    other = dumps({**doc, "dealer_id": "E-777"})  # same round_id, another record; twice in one chunk
+    r = client.post("/v1/batches", content=ndjson([other, other]), headers=NDJSON)
+    assert r.status_code == 202, r.text
+    st = wait_done(client, r.json()["batch_id"])
+    assert (st["counts"]["conflicts"], st["counts"]["duplicates"]) == (2, 0)
+    assert [x["outcome"] for x in results(client, r.json()["batch_id"])] == ["conflict", "conflict"]
+    assert count("SELECT count(*) FROM rounds") == 1

@@ -819,3 +819,14 @@ def test_parsed_rounds_are_independent() -> None:
     b = parse_round(json.dumps(doc()))
     assert a == b
     assert a.rules is not b.rules  # each round has its own rules dict
+
+
+@pytest.mark.parametrize("played_at", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:00:00+05:00"])
+def test_a_timestamp_outside_years_1_to_9999_in_utc_is_refused(played_at: str) -> None:
+    doc = json.loads((EXAMPLES / "nj-compliant-double.round.json").read_text())
+    doc["played_at"] = played_at
+    with pytest.raises(RoundInvalid) as info:
+        round_from_obj(doc)
+    problem = only(info.value.problems)
+    assert problem["pointer"] == "/played_at"
+    assert "outside the years 1-9999" in problem["message"]
