@@ -78,18 +78,26 @@ class _Gunzip:
         self._in_member = False
         self._members = 0
 
-    def feed(self, data: bytes) -> bytes:
-        out: list[bytes] = []
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """The decompressed content, in pieces of at most ``PIECE`` bytes however far ``data`` expands (memory stays
+        flat under a gzip bomb; the line-length and body limits then stop it)."""
         while data:
             self._in_member = True
-            out.append(self._d.decompress(data))
+            while True:
+                out = self._d.decompress(data, self.PIECE)
+                if out:
+                    yield out
+                data = self._d.unconsumed_tail
+                if self._d.eof or (len(out) < self.PIECE and not data):
+                    break
             if not self._d.eof:
-                break
+                return
             self._members += 1
             self._in_member = False
             data = self._d.unused_data
             self._d = zlib.decompressobj(wbits=31)
-        return b"".join(out)
+
+    PIECE = 1 << 20
 
     def complete(self) -> bool:
         """True when the stream ended at the end of a gzip member (not cut off inside one)."""
@@ -126,6 +134,7 @@ class BatchWriter:
         self._partial = bytearray()
         self._lines: list[bytes] = []
         self._nonblank = 0
+        self._buffered = 0  # bytes of the lines held for the next chunk
         self._first_line = 1
         self._next_line = 1
         self.lines_received = 0
@@ -174,8 +183,10 @@ class BatchWriter:
 
     def feed(self, data: bytes) -> None:
         self.bytes_received += len(data)
-        if self._gunzip is not None:
-            data = self._gunzip.feed(data)
+        for piece in self._gunzip.feed(data) if self._gunzip is not None else (data,):
+            self._take(piece)
+
+    def _take(self, data: bytes) -> None:
         if not data:
             return
         self.content_bytes += len(data)
@@ -208,10 +219,16 @@ class BatchWriter:
     def _add_line(self, line: bytes) -> None:
         self._lines.append(line)
         self._next_line += 1
+        self._buffered += len(line)
         if line.strip():
             self._nonblank += 1
-            if self._nonblank >= self.chunk_lines:
+            if self._nonblank >= self.chunk_lines or self._buffered >= self.CHUNK_BYTES:
                 self._flush()
+        elif len(self._lines) >= 4 * self.chunk_lines:
+            self._flush()  # blank lines take memory too: a chunk may hold fewer lines, or none (then none is stored)
+
+    CHUNK_BYTES = 32 << 20
+    """A chunk is cut short at this many bytes of lines, however few lines it holds."""
 
     def _flush(self) -> None:
         if self._nonblank:
@@ -237,6 +254,7 @@ class BatchWriter:
         self._first_line = self._next_line
         self._lines = []
         self._nonblank = 0
+        self._buffered = 0
 
     def finish(self, declared_length: int | None) -> UploadOutcome:
         """The body has ended: commit the batch, or roll it back and raise :class:`UploadIncomplete`."""

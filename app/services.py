@@ -504,8 +504,11 @@ def _decode_cursor(cursor: str) -> tuple[datetime, int]:
         when = datetime.fromisoformat(ts)
         if when.tzinfo is None:
             raise ValueError("naive")
+        when.astimezone(UTC)
+        if not 0 < int(pk) < 2**63:
+            raise ValueError("id out of range")
         return when, int(pk)
-    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError) as exc:
         raise InvalidQuery(
             "The cursor is not one this service issued.",
             errors=[{"parameter": "cursor", "detail": "bad cursor"}],

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Protocol
 import anyio
 import anyio.to_thread
 import orjson
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, FastAPI, Path, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
@@ -242,8 +242,13 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
     )
 
 
+BatchId = Annotated[
+    str, Path(pattern=r"^[^\x00]{1,128}$", description="The batch_id POST /v1/batches answered.")
+]
+
+
 @router.get("/batches/{batch_id}", response_model=BatchStatus, responses=_problems(404, 500, 503))
-async def get_batch(batch_id: str, uow: UnitOfWorkDep) -> Response:
+async def get_batch(batch_id: BatchId, uow: UnitOfWorkDep) -> Response:
     """A batch's state and progress: counts by outcome, elapsed time, rate."""
     status = await uow.read(batches.batch_status, batch_id)
     return Response(orjson.dumps(status), media_type="application/json")
@@ -264,7 +269,7 @@ async def get_batch(batch_id: str, uow: UnitOfWorkDep) -> Response:
     },
 )
 async def get_batch_results(
-    batch_id: str,
+    batch_id: BatchId,
     request: Request,
     uow: UnitOfWorkDep,
     only: Annotated[

@@ -21,6 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.services import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
 from app.services import ServiceError, problem_body
@@ -178,7 +179,33 @@ async def _on_unexpected(request: Request, exc: Exception) -> Response:
     )
 
 
+class RejectNul:
+    """A NUL character in the query string gets a 422 before any route runs: no database column can hold or
+    compare it (PostgreSQL text refuses it outright). Path parameters are checked by their routes' patterns. A pure
+    ASGI wrapper: it costs one scan per request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            query: bytes = scope.get("query_string", b"")
+            if b"%00" in query or b"\x00" in query:
+                response = problem(
+                    None,
+                    422,
+                    type_=TYPE_PREFIX + "parameter-invalid",
+                    title="A request parameter is invalid",
+                    detail="The query string contains a NUL character (%00).",
+                    errors=[{"in": "query", "detail": "must not contain the NUL character"}],
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def install(app: FastAPI) -> None:
+    app.add_middleware(RejectNul)
     app.add_exception_handler(ServiceError, _on_service_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)

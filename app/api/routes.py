@@ -99,7 +99,8 @@ def _instant(value: str | None, name: str) -> datetime | None:
         if len(value) == 10:
             return datetime.combine(date.fromisoformat(value), time(), UTC)
         when = datetime.fromisoformat(value)
-    except ValueError:
+        when.astimezone(UTC)  # stored and compared in UTC: must stay within years 1-9999 there
+    except (ValueError, OverflowError):
         when = None
     if when is None or when.tzinfo is None:
         raise InvalidQuery(
@@ -162,13 +163,25 @@ JurisdictionQuery = Annotated[
 ]
 
 
+RoundId = Annotated[
+    str,
+    Path(
+        pattern=r"^[A-Za-z0-9._:-]{1,128}$",
+        description="The round's round_id (1-128 of A-Z a-z 0-9 . _ : -, as the record format allows).",
+    ),
+]
+
+
 @rounds.get(
     "/rounds/{round_id}",
     response_model=schemas.StoredRound,
     responses=_problems(404, 409, 422, 500, 503),
 )
 async def get_round(
-    round_id: str, single: SingleRoundsDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
+    round_id: RoundId,
+    single: SingleRoundsDep,
+    source: SourceQuery = None,
+    jurisdiction: JurisdictionQuery = None,
 ) -> Response:
     """The auditor's lookup: the record as received, its audit, and each cited rule's title, citation, paraphrase."""
     return Response(await single.lookup(round_id, source, jurisdiction), media_type=JSON)
@@ -186,7 +199,7 @@ async def get_round(
     },
 )
 async def get_record(
-    round_id: str, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
+    round_id: RoundId, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
 ) -> Response:
     """The stored record, byte for byte as it was received."""
     rec = await uow.read(services.raw_record, round_id, source, jurisdiction)
@@ -221,6 +234,7 @@ TableId = Annotated[
     Path(
         min_length=1,
         max_length=128,
+        pattern=r"^[^\x00]+$",
         description="The table, as rounds name it in table.id (URL-encoded).",
     ),
 ]
