@@ -856,8 +856,15 @@ class InlineRunner:
         self._stopping = threading.Event()
 
     def submit(self, items: Iterable[tuple[str, int]]) -> None:
+        if self._stopping.is_set():
+            return
         for batch_id, chunk_no in items:
-            self._pool.submit(self._run, batch_id, chunk_no)
+            try:
+                self._pool.submit(self._run, batch_id, chunk_no)
+            except (
+                RuntimeError
+            ):  # shut down meanwhile: the chunk stays undone and is taken up at the next start
+                return
 
     def resume(self) -> int:
         with self.db.reading() as s:
@@ -872,9 +879,17 @@ class InlineRunner:
             try:
                 process_chunk(self.db, batch_id, chunk_no)
                 return
-            except Exception:  # noqa: BLE001 - logged; the chunk stays undone and is retried (now or at restart)
+            except Exception:  # noqa: BLE001 - logged; the chunk stays undone and is retried
                 log.exception("batch %s chunk %s failed (attempt %d)", batch_id, chunk_no, attempt + 1)
                 time.sleep(min(0.2 * 2**attempt, 5.0))
+        # Still failing (e.g. the database locked by a long upload): try again later, behind the other chunks, for
+        # as long as the service runs. An accepted chunk is never given up.
+        if not self._stopping.is_set():
+            timer = threading.Timer(self.requeue_after, self.submit, args=([(batch_id, chunk_no)],))
+            timer.daemon = True
+            timer.start()
+
+    requeue_after = 30.0
 
     def close(self) -> None:
         self._stopping.set()
