@@ -23,10 +23,6 @@ TEN_VALUE = frozenset("TJQK")
 _VALUE = {r: (1 if r == "A" else 10 if r in TEN_VALUE else int(r)) for r in RANKS}
 
 
-def rank(card: str) -> str:
-    return card[0]
-
-
 def value(card: str) -> int:
     """Point value with an ace counted as one.
 
@@ -57,7 +53,3 @@ def is_natural(cards: list[str]) -> bool:
         return False
     a, b = cards[0][0], cards[1][0]
     return (a == "A" and b in TEN_VALUE) or (b == "A" and a in TEN_VALUE)
-
-
-def all_cards(decks: int) -> list[str]:
-    return [r + s for _ in range(decks) for s in SUITS for r in RANKS]
