@@ -215,17 +215,25 @@ class _Round:
                 k = _hand_key(e["to"])
                 got[k] = got.get(k, 0) + 1
             if dealer >= 1 and all(got.get(k, 0) >= 2 for k in need):
-                nxt = self.events[i + 1] if i + 1 < len(self.events) else None
-                if (
-                    dealer == 1
-                    and nxt is not None
-                    and nxt["type"] == "deal"
-                    and nxt["to"] == "dealer"
-                    and nxt.get("face") == "down"
-                ):
-                    return i + 1
+                if dealer == 1:
+                    # A hole card still to come belongs to the initial deal, even after losing additional wagers
+                    # were collected (13:69F-2.17(d)) or the players turned up their cards.
+                    for j in range(i + 1, len(self.events)):
+                        nxt = self.events[j]
+                        if nxt["type"] == "reveal" or nxt["type"] == "settle" and nxt["bet"] == "additional":
+                            continue
+                        if nxt["type"] == "deal" and nxt["to"] == "dealer" and self.hole_card(nxt):
+                            return j
+                        break
                 return i
         return None
+
+    def hole_card(self, deal: Doc) -> bool:
+        """Whether the dealer's second card ``deal`` is a hole card (part of the initial deal)."""
+        second = self.elections.get("dealer_second_card")
+        if second is not None:
+            return bool(second == "initial_deal")
+        return deal.get("face") == "down" or (bool(self.dealer) and self.dealer[0][2] == "down")
 
     def net(self, i: int) -> int:
         e = self.events[i]

@@ -20,7 +20,8 @@ RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 TEN_VALUE = frozenset("TJQK")
 
-_VALUE = {r: (1 if r == "A" else 10 if r in TEN_VALUE else int(r)) for r in RANKS}
+VALUES: dict[str, int] = {r: (1 if r == "A" else 10 if r in TEN_VALUE else int(r)) for r in RANKS}
+"""Point value of each rank, an ace counted one."""
 
 
 def value(card: str) -> int:
@@ -29,7 +30,7 @@ def value(card: str) -> int:
     >>> value("QS"), value("AS"), value("7C")
     (10, 1, 7)
     """
-    return _VALUE[card[0]]
+    return VALUES[card[0]]
 
 
 def hand_total(cards: Iterable[str]) -> tuple[int, bool]:
@@ -37,7 +38,7 @@ def hand_total(cards: Iterable[str]) -> tuple[int, bool]:
     total = 0
     aces = False
     for card in cards:
-        v = _VALUE[card[0]]
+        v = VALUES[card[0]]
         total += v
         if v == 1:
             aces = True

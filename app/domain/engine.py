@@ -1,4 +1,8 @@
-"""Audit one round: resolve the table's elections, replay the events, run the ruleset's checks."""
+"""Audit one round: resolve the table's elections, replay the events (the state machine judges each as it arrives),
+then run the ruleset's end-of-round checks on the state it leaves.
+
+Findings come in a documented order: election findings (no event) first, then by event, then findings of an absence
+(no event, a hand); within one event by rule, in the order the checks made them."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app.domain.model import Round
-from app.domain.replay import replay
+from app.domain.replay import Trace, replay
 from app.domain.rules import Ctx, Finding, Rule, Ruleset
 
 Verdict = Literal["compliant", "violations", "unreplayable"]
@@ -66,18 +70,22 @@ def audit(
     round_: Round, ruleset: Ruleset, engine_version: str, registered: Mapping[str, Any] | None = None
 ) -> AuditResult:
     elections, source = resolve_elections(round_, ruleset, registered)
-    trace = replay(round_, elections)
+    ctx = Ctx(ruleset.roles, ruleset.params)
+    trace = replay(round_, elections, ctx)
+    verdict: Verdict
     if trace.problems:
-        findings = tuple(
+        # The record contradicts itself: report where, and keep what was established before the first
+        # contradiction, by replaying only the events before it (section 2.1).
+        record = [
             Finding(RECORD_RULE, p.event, p.hand, p.message, p.expected, p.actual) for p in trace.problems
-        )
-        verdict: Verdict = "unreplayable"
-    else:
+        ]
         ctx = Ctx(ruleset.roles, ruleset.params)
-        if ruleset.elections_check is not None:
-            ruleset.elections_check(trace, ctx)
-        for check in ruleset.checks:
-            check(trace, ctx)
+        trace = replay(round_, elections, ctx, stop=min(p.event for p in trace.problems))
+        _judge(trace, ctx, ruleset)
+        findings = tuple(sorted([*record, *ctx.findings], key=_order))
+        verdict = "unreplayable"
+    else:
+        _judge(trace, ctx, ruleset)
         findings = tuple(sorted(ctx.findings, key=_order))
         verdict = "violations" if findings else "compliant"
     return AuditResult(
@@ -90,6 +98,14 @@ def audit(
         elections=elections,
         findings=findings,
     )
+
+
+def _judge(trace: Trace, ctx: Ctx, ruleset: Ruleset) -> None:
+    """The end-of-round checks, on the state the replay left."""
+    if ruleset.elections_check is not None:
+        ruleset.elections_check(trace, ctx)
+    for check in ruleset.checks:
+        check(trace, ctx)
 
 
 def _order(f: Finding) -> tuple[int, int, str]:

@@ -1,18 +1,30 @@
-"""The replay: a fold over a round's events that rebuilds what was on the table after each one.
+"""The replay: a state machine of play, folded over a round's events (``round-v1.md`` section 2.1).
 
-The replay judges nothing about the dealer's conduct; it only establishes the facts the rule checks read (which
-card went where and why, which hands exist, what was wagered and settled, and when). Where the record contradicts
-itself (a card to a hand that does not exist, more copies of a card than the shoe holds, a reveal of a card never
-dealt face down, a settlement of a bet never placed) it notes a *record problem* and skips the event; a round with
-record problems is unreplayable.
+Each event is checked against the state it arrives in, once, here, and then advances it: a card to a hand that is
+complete, a decision the hand's state does not allow, play after the dealer's blackjack is known, play out of turn
+(:mod:`app.domain.checks.play`, ``.doubling``, ``.splitting``). What can only be judged at the end (settlements,
+the dealer's drawing, insurance) is judged by the end-of-round checks on the state the replay leaves
+(:class:`~app.domain.state.Trace`).
+
+Where the record contradicts itself (a card to a hand that does not exist, more copies of a card than the shoe
+holds, a reveal of a card never dealt face down, a settlement of a bet never placed) the replay notes a *record
+problem* and skips the event; a round with record problems is unreplayable, and the engine replays it again only
+up to the first of them (``stop``) to keep what was established before it.
+
+Play order, as the state tracks it: boxes in seat order (seat 1 is first base), each box's hands one at a time,
+the dealer after every box. A hand is *left* when a card goes to another hand of its seat while it is in play, and
+*passed* when a card goes to a later seat or to the dealer; a later card or decision on a hand that was not
+complete when it was left or passed shows play went out of turn, and is reported once per seat, at the card that
+went elsewhere.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from app.domain.cards import hand_total, is_natural
+from app.domain.cards import VALUES, is_natural
+from app.domain.checks import doubling, play, settlement, splitting
+from app.domain.checks.outcome import DealerFacts
 from app.domain.model import (
     DEALER,
     Deal,
@@ -31,204 +43,85 @@ from app.domain.model import (
     hand_name,
     target_name,
 )
+from app.domain.rules import Ctx
+from app.domain.state import (
+    DEALING,
+    DOUBLED,
+    OPEN,
+    STOOD,
+    SURRENDERED,
+    TWENTY_ONE,
+    HandState,
+    RecordProblem,
+    SeatState,
+    Trace,
+)
 
-CardKind = Literal["initial", "split", "double", "draw"]
-"""Why a card reached a player hand: the initial deal, a split hand's second card, the one card after a double,
-or a draw (hit). For the dealer: "initial" for the first two cards, "draw" after."""
+__all__ = ["Trace", "replay"]
 
-
-@dataclass(slots=True)
-class CardAt:
-    card: str
-    event: int
-    face: str
-    kind: CardKind
-    revealed_at: int | None = None
-
-
-@dataclass(slots=True)
-class HandState:
-    id: HandId
-    wager: int
-    cards: list[CardAt] = field(default_factory=list)
-    created_by: int | None = None  # event index of the split that created it (None: an original hand)
-    split_aces: bool = False
-    doubles: list[tuple[int, int]] = field(default_factory=list)  # (event, amount)
-    double_pending: bool = False
-    surrendered_at: int | None = None
-    even_money: tuple[int, int] | None = None  # (event, amount)
-    settles: list[tuple[int, Settle]] = field(default_factory=list)
-    splits: list[int] = field(default_factory=list)  # events at which this hand was split
-    blackjack: bool = False  # set when the replay ends: a natural in a hand of a seat that never split
-    final_total: int = 0  # set when the replay ends: the best total of all its cards
-
-    @property
-    def name(self) -> str:
-        return hand_name(self.id)
-
-    @property
-    def values(self) -> list[str]:
-        return [c.card for c in self.cards]
-
-    @property
-    def doubled(self) -> int:
-        return sum(a for _, a in self.doubles)
-
-    @property
-    def stake(self) -> int:
-        return self.wager + self.doubled
-
-    def total(self, upto: int | None = None) -> tuple[int, bool]:
-        cards = self.cards if upto is None else self.cards[:upto]
-        return hand_total(c.card for c in cards)
+_HOLE_CARD_GAME: dict[str, bool] = {"initial_deal": True, "after_players": False}
+_DECISIONS = frozenset({"double", "split", "surrender", "hit", "stand", "insurance", "even_money"})
+_NOWHERE = Ctx({}, {})
 
 
-@dataclass(slots=True)
-class SeatState:
-    seat: int
-    wager: int
-    hands: list[HandState]
-    additional_kind: str | None = None
-    additional_amount: int = 0
-    insurance: list[tuple[int, int]] = field(default_factory=list)  # (event, amount)
-    insurance_settles: list[tuple[int, Settle]] = field(default_factory=list)
-    additional_settles: list[tuple[int, Settle]] = field(default_factory=list)
-
-    @property
-    def split(self) -> bool:
-        return len(self.hands) > 1
-
-    @property
-    def insured(self) -> int:
-        return sum(a for _, a in self.insurance)
-
-
-@dataclass(slots=True)
-class RecordProblem:
-    event: int | None
-    hand: str | None
-    message: str
-    expected: Any = None
-    actual: Any = None
-
-
-@dataclass(slots=True)
-class Trace:
-    round: Round
-    elections: dict[str, Any]
-    seats: dict[int, SeatState]
-    hands: dict[HandId, HandState]
-    dealer: list[CardAt]
-    problems: list[RecordProblem]
-    player_cards: list[tuple[HandState, CardAt]]
-    """Every card dealt to a player hand, in order, with the hand it went to."""
-    player_draws: list[tuple[HandState, CardAt]]
-    """The same, only the cards drawn after a hand's first two (hits and double-down cards)."""
-    peeks: list[tuple[int, bool]]
-    initial_deal_end: int | None
-    """Index of the event that completed the initial deal (every seat two cards, the dealer its initial cards)."""
-    dealer_second_at: int | None
-    """Index of the event that dealt the dealer's second card."""
-    first_later_player_card: int | None
-    """Index of the first card dealt to any player hand after the initial deal."""
-    first_later_card: int | None
-    """Index of the first card dealt to anyone after the initial deal."""
-    present: frozenset[str]
-    """The event types other than ``deal`` the round contains (lets a check skip a round with nothing for it)."""
-    dealer_values: list[str]
-    dealer_blackjack: bool
-    hand_list: list[HandState]
-    """Every player hand, seat by seat, each seat's hands in the order they were created."""
-
-    @property
-    def events(self) -> tuple[Any, ...]:
-        return self.round.events
-
-    def is_blackjack(self, hand: HandState) -> bool:
-        """A natural in a hand's first two cards; a hand of a seat that split is never a blackjack."""
-        return hand.blackjack
-
-    @property
-    def dealer_up(self) -> str | None:
-        return self.dealer[0].card if self.dealer else None
-
-    def dealer_total(self) -> tuple[int, bool]:
-        return hand_total(self.dealer_values)
-
-    def dealer_done_at(self) -> int | None:
-        """The last event that added to or exposed the dealer's hand."""
-        marks = [c.event for c in self.dealer] + [
-            c.revealed_at for c in self.dealer if c.revealed_at is not None
-        ]
-        return max(marks) if marks else None
-
-    def dealer_second_known_at(self) -> int | None:
-        """When the dealer's second card became known at the table: when dealt face up, else when turned up or
-        peeked at."""
-        if len(self.dealer) < 2:
-            return None
-        second = self.dealer[1]
-        if second.face != "down":
-            return second.event
-        marks = [e for e, _ in self.peeks if e > second.event]
-        if second.revealed_at is not None:
-            marks.append(second.revealed_at)
-        return min(marks, default=None)
-
-    def all_hands(self) -> list[HandState]:
-        return self.hand_list
-
-
-def replay(round_: Round, elections: dict[str, Any]) -> Trace:
-    decks = int(elections.get("decks") or 8)
-    seats: dict[int, SeatState] = {}
-    hands: dict[HandId, HandState] = {}
+def replay(
+    round_: Round, elections: dict[str, Any], ctx: Ctx | None = None, stop: int | None = None
+) -> Trace:
+    """Fold the events (those before ``stop`` only, when given) into the state of play; findings about the sequence
+    of play go to ``ctx`` as they are found."""
+    ctx = ctx or _NOWHERE
+    t = Trace(round_, elections)
+    seats, hands, hand_list = t.seats, t.hands, t.hand_list
     for sw in round_.seats:
-        first = HandState(id=(sw.seat, 1), wager=sw.wager)
-        seats[sw.seat] = SeatState(
-            seat=sw.seat,
-            wager=sw.wager,
-            hands=[first],
-            additional_kind=sw.additional.kind if sw.additional else None,
-            additional_amount=sw.additional.amount if sw.additional else 0,
-        )
+        extra = sw.additional
+        box = SeatState(sw.seat, sw.wager, extra.kind if extra else None, extra.amount if extra else 0)
+        first = HandState((sw.seat, 1), sw.wager)
+        box.hands.append(first)
+        seats[sw.seat] = box
         hands[first.id] = first
+        hand_list.append(first)
 
-    dealer: list[CardAt] = []
-    problems: list[RecordProblem] = []
-    player_cards: list[tuple[HandState, CardAt]] = []
-    player_draws: list[tuple[HandState, CardAt]] = []
-    present: set[str] = set()
-    peeks: list[tuple[int, bool]] = []
-    counts: dict[str, int] = {}
-    initial_deal_end: int | None = None
-    initial_open = True  # still inside the initial deal: only first and second cards dealt so far
+    decks = int(elections.get("decks") or 8)
     # Whether the dealer's second card belongs to the initial deal (a hole card): the table's election says so;
-    # without one, a second card dealt face down is taken for a hole card.
-    second_initial = _HOLE_CARD_GAME.get(str(elections.get("dealer_second_card")))
-    dealer_second_at: int | None = None
-    first_later_player_card: int | None = None
-    first_later_card: int | None = None
+    # without one, a face-down card among the dealer's first two makes it a hole-card game (in either order).
+    hole_game = _HOLE_CARD_GAME.get(str(elections.get("dealer_second_card")))
+    dealer, dealer_events, dealer_down = t.dealer, t.dealer_events, t.dealer_down
+    counts: dict[str, int] = {}
+    owed = 2 * len(seats)  # initial cards still owed to the boxes' original hands
+    initial_open = True  # still inside the initial deal
+    initial_end: int | None = None
+    later_card: int | None = None  # the first card after the initial deal
+    later_player: int | None = None  # the first card to a player hand after the initial deal
+    dealer_play_at: int | None = None
+    dbj_known_at: int | None = None
+    waiting: list[HandState] = []  # split hands still owed their second card
+    played: dict[int, int] = {}  # seat -> its first card after the initial deal
+    top_seat = 0  # the highest seat dealt a card after the initial deal
+    present: set[str] = set()
+    problems = t.problems
+    h: HandState | None
+    s: SeatState | None
+    how: settlement.Terms | None = None  # what settlements are judged by (once the dealer has two cards)
+    dealer_hard, dealer_ace = 0, False
+    dealer_facts: DealerFacts = (0, False, False)  # the dealer's total, blackjack, up card an ace or ten
+    dealer_done = False  # the dealer's hand is complete by rule: settlements are judged as they arrive
 
-    def problem(i: int, hand: str | None, message: str, expected: Any = None, actual: Any = None) -> None:
-        problems.append(RecordProblem(i, hand, message, expected, actual))
+    def problem(i: int, where: str | None, message: str, expected: Any = None, actual: Any = None) -> None:
+        problems.append(RecordProblem(i, where, message, expected, actual))
 
     def hand_of(i: int, hid: HandId, what: str) -> HandState | None:
         h = hands.get(hid)
         if h is None:
             seat = seats.get(hid[0])
+            name = hand_name(hid)
             if seat is None:
-                problem(
-                    i,
-                    hand_name(hid),
-                    f"{what} names hand {hand_name(hid)}, but seat {hid[0]} placed no wager.",
-                )
+                problem(i, name, f"{what} names hand {name}, but seat {hid[0]} placed no wager.")
             else:
+                n = len(seat.hands)
                 problem(
                     i,
-                    hand_name(hid),
-                    f"{what} names hand {hand_name(hid)}, but seat {hid[0]} has only "
-                    f"{len(seat.hands)} hand{'s' if len(seat.hands) > 1 else ''} at this point.",
+                    name,
+                    f"{what} names hand {name}, but seat {hid[0]} has only {n} hand{'s' * (n > 1)} at this point.",
                 )
         return h
 
@@ -238,25 +131,21 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
             problem(i, str(seat), f"{what} names seat {seat}, which placed no wager.")
         return s
 
-    owed = 2 * len(seats)  # initial cards still owed to the seats' original hands
-    h: HandState | None
-    for i, ev in enumerate(round_.events):
-        kind_of_event = ev.type
-        if kind_of_event == "deal":
-            assert isinstance(ev, Deal)
+    def in_turn(h: HandState, i: int) -> None:
+        """A card or decision on an incomplete hand: had play already gone past it (to another hand of its seat,
+        a later seat or the dealer)? Then it is reported, once per seat, at the card that went elsewhere."""
+        n = h.id[0]
+        if seats[n].order_reported or (h.left_at is None and dealer_play_at is None and top_seat <= n):
+            return
+        marks = [e for e in (h.left_at, dealer_play_at) if e is not None]
+        if top_seat > n:
+            marks.extend(e for s, e in played.items() if s > n)
+        play.out_of_turn(t, ctx, h, min(marks), i)
+
+    events = round_.events if stop is None else round_.events[:stop]
+    for i, ev in enumerate(events):
+        if type(ev) is Deal:
             to, card = ev.to, ev.card
-            h = None if to == DEALER else hands.get(to)  # type: ignore[arg-type]
-            initial = False
-            if initial_open:
-                if h is not None:
-                    # a first or second card to a seat's original hand, before any split or double
-                    initial = to[1] == 1 and len(h.cards) < 2 and not h.splits and not h.doubles
-                elif to == DEALER:
-                    nd = len(dealer)
-                    initial = nd == 0 or (
-                        nd == 1 and (ev.face == "down" if second_initial is None else second_initial)
-                    )
-                initial_open = initial
             n = counts.get(card, 0) + 1
             counts[card] = n
             if n > decks:
@@ -269,119 +158,182 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
                     n,
                 )
                 continue
+            down = ev.face == "down"
+            h = hands.get(to)  # type: ignore[arg-type]
             if h is not None:
-                kind: CardKind
-                if h.double_pending:
-                    kind = "double"
-                    h.double_pending = False
-                elif len(h.cards) < 2:
-                    kind = "initial" if h.created_by is None and not h.splits else "split"
-                else:
-                    kind = "draw"
-                c = CardAt(card, i, ev.face, kind)
-                h.cards.append(c)
-                player_cards.append((h, c))
-                if kind == "draw" or kind == "double":
-                    player_draws.append((h, c))
-                if initial:
-                    owed -= 1
-                elif initial_deal_end is not None and first_later_player_card is None:
-                    first_later_player_card = i
-            elif to == DEALER:
-                dealer.append(CardAt(card, i, ev.face, "initial" if len(dealer) < 2 else "draw"))
-                if len(dealer) == 2:
-                    dealer_second_at = i
-            else:
+                cards = h.cards
+                if initial_open:
+                    if to[1] == 1 and len(cards) < 2 and not h.splits and not h.doubles:
+                        # One of a box's two initial cards (HandState.take, unrolled: the commonest event).
+                        cards.append(card)
+                        h.events.append(i)
+                        v = VALUES[card[0]]
+                        h.hard += v
+                        if v == 1:
+                            h.ace = True
+                        if down:
+                            h.down = {i: None} if h.down is None else {**h.down, i: None}
+                        if len(cards) == 2:
+                            h.status = TWENTY_ONE if h.ace and h.hard == 11 else OPEN
+                        owed -= 1
+                        if owed == 0 and dealer:
+                            initial_end = i
+                        continue
+                    initial_open = False
+                # A card after the initial deal.
+                if later_player is None and initial_end is not None:
+                    later_player = i
+                    if later_card is None:
+                        later_card = i
+                if waiting:
+                    play.card_while_split_waits(t, ctx, waiting, h, i)
+                seat = seats[to[0]]  # type: ignore[index]
+                current = seat.current
+                if current is not h:
+                    if current is not None and current.left_at is None:
+                        current.left_at = i
+                    seat.current = h
+                sn = seat.seat
+                if sn not in played:
+                    played[sn] = i
+                    if sn > top_seat:
+                        top_seat = sn
+                if h.fault_pending:
+                    h.fault_pending = False  # the card of a hit or double already reported
+                elif h.status >= STOOD or h.settled_at is not None or dbj_known_at is not None:
+                    play.card_to_complete_hand(t, ctx, h, card, i)
+                elif not seat.order_reported and (
+                    h.left_at is not None or dealer_play_at is not None or top_seat > sn
+                ):
+                    in_turn(h, i)
+                h.take(card, i, down)
+                if waiting and len(cards) == 2 and h in waiting:
+                    waiting.remove(h)
+                continue
+            if to != DEALER:
                 hand_of(i, to, "A deal")  # type: ignore[arg-type]
                 continue
+            # The dealer's initial cards: its first, and in a hole-card game its second (the hole card, even when
+            # a decision came before it: an insurance wager or an additional wager's settlement).
+            nd = len(dealer)
+            if down:
+                dealer_down[i] = None
+            dealer.append(card)
+            dealer_events.append(i)
+            v = VALUES[card[0]]
+            dealer_hard += v
+            dealer_ace = dealer_ace or v == 1
+            if nd >= 1:
+                if how is None:
+                    how = settlement.terms(t, ctx)
+                soft = dealer_ace and dealer_hard <= 11
+                total = dealer_hard + 10 if soft else dealer_hard
+                up = dealer_facts[2] if nd > 1 else _ACE_TEN.get((t.dealer_up or "x")[0], False)
+                dealer_facts = (total, dealer_facts[1] if nd > 1 else total == 21, up)
+                dealer_done = dealer_facts[1] or total >= 18 or total == 17 and (not soft or how.h17 is False)
+            if nd == 0:
+                initial = True
+            elif nd == 1:
+                t.dealer_second_at = i
+                initial = hole_game if hole_game is not None else (down or dealer_events[0] in dealer_down)
+            else:
+                initial = False
             if initial:
-                if owed == 0 and dealer:
-                    initial_deal_end = i
-            elif initial_deal_end is not None and first_later_card is None:
-                first_later_card = i
+                if owed == 0:
+                    initial_end = i
+                continue
+            initial_open = False
+            if initial_end is not None and later_card is None:
+                later_card = i
+            if waiting:
+                play.card_while_split_waits(t, ctx, waiting, None, i)
+            if dealer_play_at is None:
+                dealer_play_at = t.dealer_play_at = i
             continue
-        present.add(kind_of_event)
-        if initial_deal_end is not None and kind_of_event in _DECISIONS:
+
+        kind = ev.type
+        present.add(kind)
+        if initial_end is not None and kind in _DECISIONS:
             # A decision ends the initial deal. A peek, a reveal (a hand-dealt player turning up its cards) or a
             # settlement (a losing additional wager collected before the hole card, 13:69F-2.17(d)) does not.
             initial_open = False
-        if kind_of_event == "stand" or kind_of_event == "hit":
-            assert isinstance(ev, Hit | Stand)
-            if ev.hand not in hands:
-                hand_of(
-                    i, ev.hand, f"A {kind_of_event}"
-                )  # the optional decision events must name a real hand
-        elif isinstance(ev, Settle):
+
+        if type(ev) is Settle:
             if ev.bet == "main":
-                assert ev.hand is not None
-                if (h := hands.get(ev.hand) or hand_of(i, ev.hand, "A settlement")) is not None:
-                    h.settles.append((i, ev))
-            else:
-                assert ev.seat is not None
-                s = seat_of(i, ev.seat, f"An {ev.bet} settlement")
-                if s is None:
+                h = hands.get(ev.hand)  # type: ignore[arg-type]
+                if h is None:
+                    hand_of(i, ev.hand, "A settlement")  # type: ignore[arg-type]
                     continue
-                if ev.bet == "insurance":
-                    if not any(e < i for e, _ in s.insurance):
-                        problem(
-                            i,
-                            str(ev.seat),
-                            f"Settlement of seat {ev.seat}'s insurance, which was never placed.",
-                        )
-                        continue
-                    s.insurance_settles.append((i, ev))
-                else:
-                    if s.additional_kind is None:
-                        problem(
-                            i,
-                            str(ev.seat),
-                            f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
-                        )
-                        continue
-                    s.additional_settles.append((i, ev))
-        elif isinstance(ev, Reveal):
-            pool = dealer if ev.to == DEALER else (h.cards if (h := hand_of(i, ev.to, "A reveal")) else None)  # type: ignore[arg-type]
-            if pool is None:
+                h.settles.append((i, ev))
+                if h.settled_at is None:
+                    h.settled_at = i
+                    if dealer_done:
+                        settlement.on_settle(t, ctx, h, i, ev, dealer_facts, how)  # type: ignore[arg-type]
                 continue
-            for c in pool:
-                if c.card == ev.card and c.face == "down" and c.revealed_at is None:
-                    c.revealed_at = i
+            s = seat_of(i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
+            if s is None:
+                continue
+            if ev.bet == "insurance":
+                if not s.insurance:
+                    problem(
+                        i, str(ev.seat), f"Settlement of seat {ev.seat}'s insurance, which was never placed."
+                    )
+                    continue
+                s.insurance_settles.append((i, ev))
+            else:
+                if s.additional_kind is None:
+                    problem(
+                        i,
+                        str(ev.seat),
+                        f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
+                    )
+                    continue
+                s.additional_settles.append((i, ev))
+        elif type(ev) is Stand:
+            if (h := hand_of(i, ev.hand, "A stand")) is None:
+                continue
+            # A stand on a hand already complete (or not yet dealt its cards) decides nothing.
+            if h.status == OPEN and h.settled_at is None and dbj_known_at is None:
+                in_turn(h, i)
+                h.status = STOOD
+        elif type(ev) is Hit:
+            if (h := hand_of(i, ev.hand, "A hit")) is None:
+                continue
+            if h.status >= STOOD or h.settled_at is not None or dbj_known_at is not None:
+                play.card_to_complete_hand(t, ctx, h, None, i)
+                h.fault_pending = True
+            elif h.status == OPEN:
+                in_turn(h, i)
+        elif type(ev) is Reveal:
+            if ev.to == DEALER:
+                pool, downs = dealer, dealer_down
+                order = dealer_events
+            else:
+                if (h := hand_of(i, ev.to, "A reveal")) is None:  # type: ignore[arg-type]
+                    continue
+                pool, downs, order = h.cards, h.down or {}, h.events
+            for c, e in zip(pool, order, strict=True):
+                if c == ev.card and downs.get(e, 0) is None:
+                    downs[e] = i
                     break
             else:
                 problem(
                     i,
                     target_name(ev.to),
-                    f"Reveal of {ev.card} to {target_name(ev.to)}, but no such card was dealt face down "
-                    "there (or it was already revealed).",
+                    f"Reveal of {ev.card} to {target_name(ev.to)}, but no such card was dealt face down there (or "
+                    "it was already revealed).",
                 )
-        elif isinstance(ev, Peek):
-            peeks.append((i, ev.dealer_blackjack))
-            if len(dealer) < 2:
-                problem(i, DEALER, "A peek at the hole card is recorded before the dealer had a second card.")
-            elif is_natural([dealer[0].card, dealer[1].card]) != ev.dealer_blackjack:
-                problem(
-                    i,
-                    DEALER,
-                    f"The peek says the dealer {'has' if ev.dealer_blackjack else 'does not have'} blackjack, but the "
-                    f"dealer's cards are {dealer[0].card} and {dealer[1].card}.",
-                    expected=not ev.dealer_blackjack,
-                    actual=ev.dealer_blackjack,
-                )
-        elif isinstance(ev, Insurance):
-            if (s := seat_of(i, ev.seat, "Insurance")) is not None:
-                s.insurance.append((i, ev.amount))
-        elif isinstance(ev, EvenMoney):
-            if (s := seat_of(i, ev.seat, "Even money")) is not None:
-                h = s.hands[0]
-                if h.even_money is not None:
-                    problem(i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
-                else:
-                    h.even_money = (i, ev.amount)
-        elif isinstance(ev, Double):
-            if (h := hand_of(i, ev.hand, "A double")) is not None:
-                h.doubles.append((i, ev.amount))
-                h.double_pending = True
-        elif isinstance(ev, Split):
+        elif type(ev) is Double:
+            if (h := hand_of(i, ev.hand, "A double")) is None:
+                continue
+            if doubling.on_double(t, ctx, h, ev.amount, i):
+                h.fault_pending = True
+            elif h.status == OPEN:
+                in_turn(h, i)
+            h.doubles.append((i, ev.amount))
+            if h.status != SURRENDERED:
+                h.status = DOUBLED
+        elif type(ev) is Split:
             if (h := hand_of(i, ev.hand, "A split")) is None:
                 continue
             if len(h.cards) < 2:
@@ -392,47 +344,80 @@ def replay(round_: Round, elections: dict[str, Any]) -> Trace:
                 )
                 continue
             s = seats[h.id[0]]
-            new = HandState(id=(s.seat, len(s.hands) + 1), wager=ev.amount, created_by=i)
-            moved = h.cards.pop(1)
+            faulted = splitting.on_split(t, ctx, h, ev.amount, i)
+            if not faulted and h.status != DEALING:
+                in_turn(h, i)
+            new = HandState((s.seat, len(s.hands) + 1), ev.amount, created_by=i)
+            if h.seat_split_at is None:
+                for x in s.hands:
+                    x.seat_split_at = i
+            new.seat_split_at = h.seat_split_at
+            moved, moved_at = h.give_second()
             new.cards.append(moved)
-            aces = h.cards[0].card[0] == "A" and moved.card[0] == "A"
-            h.split_aces = new.split_aces = aces or h.split_aces
+            new.events.append(moved_at)
+            new.hard, new.ace = VALUES[moved[0]], moved[0] == "A"
+            if h.down is not None and moved_at in h.down:
+                new.down = {moved_at: h.down.pop(moved_at)}
+            h.split_aces = new.split_aces = h.split_aces or (h.cards[0][0] == "A" and moved[0] == "A")
             h.splits.append(i)
             s.hands.append(new)
             hands[new.id] = new
-        elif isinstance(ev, Surrender) and (h := hand_of(i, ev.hand, "A surrender")) is not None:
+            hand_list.insert(hand_list.index(s.hands[-2]) + 1, new)
+            if len(h.cards) < 2:
+                waiting.append(h)
+            waiting.append(new)
+            if faulted:
+                h.fault_pending = new.fault_pending = True
+        elif type(ev) is Surrender:
+            if (h := hand_of(i, ev.hand, "A surrender")) is None:
+                continue
+            if not play.on_surrender(t, ctx, h, i) and h.status == OPEN:
+                in_turn(h, i)
             h.surrendered_at = i
+            h.status = SURRENDERED
+        elif type(ev) is Peek:
+            t.peeks.append((i, ev.dealer_blackjack))
+            if len(dealer) < 2:
+                problem(i, DEALER, "A peek at the hole card is recorded before the dealer had a second card.")
+                continue
+            natural = is_natural(dealer[:2])
+            if natural != ev.dealer_blackjack:
+                problem(
+                    i,
+                    DEALER,
+                    f"The peek says the dealer {'has' if ev.dealer_blackjack else 'does not have'} blackjack, but "
+                    f"the dealer's cards are {dealer[0]} and {dealer[1]}.",
+                    expected=not ev.dealer_blackjack,
+                    actual=ev.dealer_blackjack,
+                )
+                continue
+            if natural and dbj_known_at is None:
+                # The round is over for every hand: each is settled by the cards it holds now.
+                dbj_known_at = t.dbj_known_at = i
+                dealer_done = True
+        elif type(ev) is Insurance:
+            if (s := seat_of(i, ev.seat, "Insurance")) is not None:
+                if dbj_known_at is not None:
+                    play.after_dealer_blackjack(t, ctx, str(s.seat), i, "an insurance wager was placed")
+                s.insurance.append((i, ev.amount))
+        elif type(ev) is EvenMoney and (s := seat_of(i, ev.seat, "Even money")) is not None:
+            h = s.hands[0]
+            if h.even_money is not None:
+                problem(i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
+                continue
+            h.even_money = (i, ev.amount)
+            if h.settled_at is None:
+                h.settled_at = i
 
-    hand_list = [x for st in seats.values() for x in st.hands]
-    for x in hand_list:
-        values = [c.card for c in x.cards]
-        x.final_total = hand_total(values)[0]
-        x.blackjack = len(values) == 2 and not seats[x.id[0]].split and is_natural(values)
-    dealer_values = [c.card for c in dealer]
-    return Trace(
-        present=frozenset(present),
-        dealer_values=dealer_values,
-        dealer_blackjack=len(dealer) >= 2 and is_natural(dealer_values[:2]),
-        hand_list=hand_list,
-        round=round_,
-        elections=elections,
-        seats=seats,
-        hands=hands,
-        dealer=dealer,
-        problems=problems,
-        player_cards=player_cards,
-        player_draws=player_draws,
-        peeks=peeks,
-        initial_deal_end=initial_deal_end,
-        dealer_second_at=dealer_second_at,
-        first_later_player_card=first_later_player_card,
-        first_later_card=first_later_card,
-    )
+    t.initial_end = initial_end
+    t.first_later_card = later_card
+    t.first_later_player_card = later_player
+    t.present = frozenset(present)
+    t.complete = stop is None
+    return t
 
 
-_HOLE_CARD_GAME: dict[str, bool] = {"initial_deal": True, "after_players": False}
-
-_DECISIONS = frozenset({"double", "split", "surrender", "hit", "stand", "insurance", "even_money"})
+_ACE_TEN = {"A": True, "T": True, "J": True, "Q": True, "K": True}
 
 
 def _nth(n: int) -> str:

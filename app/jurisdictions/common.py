@@ -148,3 +148,40 @@ TABLE_LIMITS = uncited(
     "Each box's original wager is at least the table's posted minimum and at most its posted maximum.",
     ("min_wager", "max_wager"),
 )
+
+# The state of play (round-v1.md section 2.1): what an event may follow. Where a jurisdiction holds a provision for
+# the same fault (NJ 13:69F-2.11(b) for split hands, 2.12(a) for draws), its rule is cited instead.
+
+CARD_TO_COMPLETE = uncited(
+    "card-to-complete-hand",
+    "No card to a complete hand",
+    "dealing",
+    "A hand that stood, was surrendered or was settled receives no further card, and no hit is taken on it.",
+)
+DECISION_ON_COMPLETE = uncited(
+    "decision-on-complete-hand",
+    "No decision on a complete hand",
+    "player_action",
+    "A hand that stood, was doubled, surrendered or settled is not doubled or split afterwards.",
+)
+PLAY_AFTER_DEALER_BJ = uncited(
+    "play-after-dealer-blackjack",
+    "No play once the dealer's blackjack is known",
+    "dealing",
+    "Once the dealer's blackjack is known before the players act (a peek), the round is over for every hand: "
+    "only the dealer's reveal and the settlements may follow, no player decision, wager or card.",
+)
+OUT_OF_TURN = uncited(
+    "play-out-of-turn",
+    "Boxes are played in turn",
+    "dealing",
+    "Boxes are played in seat order from the dealer's left, each hand completed before any card goes to another "
+    "hand, and the dealer plays after every box is complete.",
+)
+SETTLED_EARLY = uncited(
+    "settled-before-dealer-complete",
+    "A wager that depends on the dealer's total is settled after the dealer's hand is complete",
+    "timing",
+    "A hand whose outcome depends on the dealer's total (not busted, surrendered or a blackjack) is settled only "
+    "once the dealer's hand is complete.",
+)

@@ -321,6 +321,11 @@ ENTRIES: tuple[k.Entry, ...] = (
     (k.MISSING, ("missing_settlement",)),
     (k.TWICE, ("settled_twice",)),
     (k.TABLE_LIMITS, ("wager_limits",)),
+    (k.CARD_TO_COMPLETE, ("card_to_complete_hand",)),
+    (k.DECISION_ON_COMPLETE, ("decision_on_complete_hand",)),
+    (k.PLAY_AFTER_DEALER_BJ, ("play_after_dealer_bj",)),
+    (k.OUT_OF_TURN, ("play_out_of_turn",)),
+    (k.SETTLED_EARLY, ("settled_early",)),
 )
 
 

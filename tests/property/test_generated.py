@@ -449,7 +449,7 @@ def features(doc: Doc) -> set[str]:
     live = [
         h
         for h in t.all_hands()
-        if h.surrendered_at is None and h.even_money is None and h.total()[0] <= 21 and not t.is_blackjack(h)
+        if h.surrendered_at is None and h.even_money is None and h.total <= 21 and not t.is_blackjack(h)
     ]
     if len(dealer) > 2 and not live:
         tag("dealer draws with no live hand")
@@ -463,7 +463,7 @@ def features(doc: Doc) -> set[str]:
         if s.additional_kind:
             for _, st in s.additional_settles:
                 tag(f"additional {s.additional_kind} {'wins' if st.net > 0 else 'loses'}")
-            own = [c.card for c in s.hands[0].cards[:2]] if not s.split else []
+            own = s.hands[0].cards[:2] if not s.split else []
             if (
                 s.additional_kind in ("over_13", "under_13")
                 and len(own) == 2
@@ -490,9 +490,9 @@ def features(doc: Doc) -> set[str]:
         tag("wager at the table maximum")
     for h in t.all_hands():
         for i in h.splits:
-            first = [c.card for c in h.cards if c.event < i][:1]
+            first = h.cards_before(i)[:1]
             new = next(x for x in t.seats[h.id[0]].hands if x.created_by == i)
-            if first and first[0][0] != new.cards[0].card[0]:
+            if first and first[0][0] != new.cards[0][0]:
                 tag("split of two different ten-value cards")
         if h.even_money:
             tag("even money")
@@ -506,14 +506,14 @@ def features(doc: Doc) -> set[str]:
                 tag("double after split")
             if t.dealer_blackjack:
                 tag("dealer blackjack after a double")
-            card = next((c for c in h.cards if c.kind == "double"), None)
-            if card is not None and card.face == "down":
+            card = h.double_card()
+            if card is not None and card[2]:
                 tag("double card face down")
-                if h.total()[0] > 21:
+                if h.total > 21:
                     tag("face-down double card busts")
-        if h.total()[0] == 21 and len(h.cards) == 2 and not t.is_blackjack(h) and is_natural(h.values):
+        if h.total == 21 and len(h.cards) == 2 and not t.is_blackjack(h) and is_natural(h.values):
             tag("ace and ten on a split hand (21, not blackjack)")
-        for i, st in h.settles[:1]:
+        for i, st, *_ in h.settles[:1]:
             if st.result == "lose" and st.amount == 0:
                 tag("stand off recorded as lose 0")
             if t.is_blackjack(h):
@@ -524,12 +524,12 @@ def features(doc: Doc) -> set[str]:
                     tag("blackjack against a dealer ace or ten")
                 if h.wager * 3 % 2 or h.wager * 6 % 5:
                     tag("blackjack payout with a fraction")
-            if h.total()[0] > 21 and (t.dealer_done_at() or 0) > i:
+            if h.total > 21 and (t.dealer_done_at() or 0) > i:
                 tag("bust collected at once")
             if st.net == 0 and not t.is_blackjack(h) and not t.dealer_blackjack:
                 tag("stand off on equal totals")
     add = [i for s in t.seats.values() for i, _ in s.additional_settles]
-    if add and len(dealer) > 1 and min(add) < t.dealer[1].event:
+    if add and len(dealer) > 1 and min(add) < t.dealer_events[1]:
         tag("additional wagers settled before the hole card")
     return out
 

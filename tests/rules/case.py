@@ -1,9 +1,43 @@
-"""A rule test case: a round, and what the rule must do with it (fire at an event, or stay quiet)."""
+"""A rule test case: a round, and what the rule must do with it (fire at an event, or stay quiet).
+
+A firing case names at least the rule and the event of its finding (``fire``); a case written with ``fires``
+states every finding whole (:class:`Want`: rule, event, hand, expected, actual, amount_delta), in the engine's
+documented order, and nothing else may be reported.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class Want(NamedTuple):
+    """One finding, whole, as the audit result must carry it."""
+
+    rule: str
+    event: int | None
+    hand: str | None
+    expected: Any
+    actual: Any
+    amount_delta: int | None = None
+
+
+def want(
+    rule: str, event: int | None, hand: str | None, expected: Any, actual: Any, delta: int | None = None
+) -> Want:
+    return Want(rule, event, hand, expected, actual, delta)
+
+
+def got(finding: dict[str, Any]) -> Want:
+    """The fields of an audit result's finding that a :class:`Want` states."""
+    return Want(
+        finding["rule"],
+        finding["event"],
+        finding["hand"],
+        finding["expected"],
+        finding["actual"],
+        finding.get("amount_delta"),
+    )
 
 
 @dataclass(frozen=True)
@@ -21,6 +55,8 @@ class Case:
     """The check role the case exercises (see ``app.domain.checks``); firing cases name one."""
     also: tuple[tuple[str, int | None], ...] = field(default_factory=tuple)
     """Further (rule, event) findings the same fault must produce (e.g. two provisions breached by one card)."""
+    findings: tuple[Want, ...] | None = None
+    """Every finding, whole and in order, when the case states them (``fires``)."""
 
 
 def fire(
@@ -32,6 +68,21 @@ def fire(
     also: tuple[tuple[str, int | None], ...] = (),
 ) -> Case:
     return Case(rule=rule, name=name, round=round_, fires_at=at, role=role, also=also)
+
+
+def fires(rule: str, name: str, round_: dict[str, Any], role: str, *findings: Want) -> Case:
+    """A firing case that states every finding whole, in the engine's order; the first is the rule's own."""
+    first = next(f for f in findings if f.rule == rule)
+    also = tuple((f.rule, f.event) for f in findings if f is not first)
+    return Case(
+        rule=rule,
+        name=name,
+        round=round_,
+        fires_at=first.event,
+        role=role,
+        also=also,
+        findings=tuple(findings),
+    )
 
 
 def quiet(rule: str, name: str, round_: dict[str, Any]) -> Case:

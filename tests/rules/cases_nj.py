@@ -436,9 +436,11 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        7,
+        # Spec section 2.1: the double on the complete split ace is the finding (event 6); the card that answers it
+        # is the same fault, not a second finding.
+        6,
         "split_aces_more",
-        also=(("13:69F-2.12(a)3", 7),),
+        also=(("13:69F-2.12(a)3", 6),),
     ),
     quiet(
         "13:69F-2.12(a)3",
@@ -1124,7 +1126,9 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        7,
+        # Spec section 2.1: reported at the card that went to the other hand (1.2, event 6); the later card to
+        # hand 1 shows hand 1 was not complete then, and is not a finding of its own.
+        6,
         "split_order",
     ),
     fire(
@@ -1779,6 +1783,9 @@ CASES: list[Case] = [
         even_money_round(W, up="KS", hole="7C"),
         4,
         "even_money_when",
+        # Even money is the settlement of the wager: paid where it is not allowed, it is judged as one. The
+        # blackjack against K+7 was due 3 to 2 (3750); 2500 was paid.
+        also=(("uncited:blackjack-odds", 4),),
     ),
     fire(
         "uncited:even-money",

@@ -566,7 +566,16 @@ CASES: list[Case] = [
     quiet("8.3", "even money on a blackjack against a dealer ace, paid 1 to 1 at once", even_money_round()),
     fire("8.3", "even money paid 3 to 2", even_money_round(paid=1500), 5, "even_money_amount"),
     fire("8.3", "even money paid short", even_money_round(paid=500), 5, "even_money_amount"),
-    fire("8.3", "even money against a dealer king", even_money_round(up="KD"), 5, "even_money_when"),
+    # Even money is only against an ace (8.3); against a king 8.2 applies to the blackjack instead: nothing paid
+    # before the dealer's second card, then 3 to 2 (1500 on 1000) against the dealer's K+7.
+    fire(
+        "8.3",
+        "even money against a dealer king",
+        even_money_round(up="KD"),
+        5,
+        "even_money_when",
+        also=(("8.2", 5), ("8.2", 5)),
+    ),
     fire("8.3", "even money on a soft 20", even_money_round(cards=("AS", "9H")), 5, "even_money_when"),
     # 5 stand 2, 6 dealer 7S, 7 even money 1, 8 settle 2
     fire(
@@ -906,7 +915,7 @@ CASES: list[Case] = [
         stands("KH", "8C", "6D", ("AS", "3C"), "lose", W, rules=NO_SOFT_17),
     ),
     # --- uncited:player-draw: no draw on 21 or after busting -------------------------------------------------------
-    # 0-2 deal 5H 6C vs 9D, 3 hit, 4 KS (21), 5 hit, 6 2D (23), 7 settle (the bust is collected)
+    # 0-2 deal 5H 6C vs 9D, 3 hit, 4 KS (21), 5 hit (the fault), 6 2D (23), 7 settle (the bust is collected)
     fire(
         "uncited:player-draw",
         "box draws on 21",
@@ -920,7 +929,8 @@ CASES: list[Case] = [
                 settle("1", "lose", W),
             ]
         ),
-        6,
+        # Spec section 2.1: the hit on the complete 21 is the finding; the card that answers it is the same fault.
+        5,
         "hit_on_21",
     ),
     # 0-2 deal TH 6C vs 9D, 3 hit, 4 9S (25), 5 3D dealt to the busted box, 6 settle

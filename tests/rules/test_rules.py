@@ -10,10 +10,14 @@ import pytest
 
 from app.jurisdictions import RULESETS
 from tests.builders import audit
-from tests.rules import cases_nj, cases_nz
+from tests.rules import cases_nj, cases_nz, cases_play
 from tests.rules.case import Case
+from tests.rules.case import got as got_whole
 
-CASES: dict[str, list[Case]] = {"US-NJ": cases_nj.CASES, "NZ": cases_nz.CASES}
+CASES: dict[str, list[Case]] = {
+    "US-NJ": [*cases_nj.CASES, *cases_play.NJ_CASES],
+    "NZ": [*cases_nz.CASES, *cases_play.NZ_CASES],
+}
 ALL = [(j, c) for j, cs in CASES.items() for c in cs]
 
 
@@ -31,6 +35,11 @@ def test_rule_case(item: tuple[str, Case]) -> None:
     if case.quiet:
         assert got == [], f"expected no finding, got {result['findings']}"
         assert result["verdict"] == "compliant"
+    elif case.findings is not None:
+        assert [got_whole(f) for f in result["findings"]] == list(case.findings), (
+            f"findings: {result['findings']}"
+        )
+        assert result["verdict"] == "violations"
     else:
         want = sorted([(case.rule, case.fires_at), *case.also], key=str)
         assert sorted(got, key=str) == want, f"findings: {result['findings']}"
@@ -64,7 +73,8 @@ def test_every_bound_role_has_a_firing_case(jurisdiction: str) -> None:
 
 
 def test_each_check_reports_only_in_the_roles_it_declares() -> None:
-    """``checks.ROLES`` decides which checks a ruleset runs; a role missing there would silence a rule."""
+    """``checks.ROLES`` decides which end-of-round checks a ruleset runs; a role missing there would silence a rule.
+    The replay judges events as they arrive for every ruleset, in ``checks.REPLAY_ROLES``."""
     from typing import Any
 
     from app.domain import checks
@@ -83,7 +93,11 @@ def test_each_check_reports_only_in_the_roles_it_declares() -> None:
     for _, case in ALL:
         rnd = round_from_obj(case.round)
         rs = ruleset_for(rnd.jurisdiction, rnd.played_at)
-        trace = replay(rnd, resolve_elections(rnd, rs, None)[0])
+        ctx = Recording(rs.roles, rs.params)
+        trace = replay(rnd, resolve_elections(rnd, rs, None)[0], ctx)
+        roles = set(ctx.findings)
+        reported += len(roles)
+        assert roles <= checks.REPLAY_ROLES, f"replay: undeclared {roles - checks.REPLAY_ROLES}"
         for check in checks.ALL_CHECKS:
             ctx = Recording(rs.roles, rs.params)
             check(trace, ctx)

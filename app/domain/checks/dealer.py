@@ -1,0 +1,140 @@
+"""The dealer's drawing: NJ 13:69F-2.12(b)-(e) (seed text); NZ's 1994 drawing rule is not held (uncited there).
+
+Roles: ``draw_s17``, ``draw_h17``, ``draw_6to5``, ``draw_hand_dealt``, ``draw_unknown``, ``needless_draw``.
+"""
+
+from __future__ import annotations
+
+from app.domain.cards import VALUES as _VALUE
+from app.domain.cards import hand_total
+from app.domain.checks.outcome import dealer_facts, draw_regime, expect, judged_dealer, pays_six_five, stands
+from app.domain.checks.words import verb
+from app.domain.model import Settle
+from app.domain.rules import Ctx
+from app.domain.state import Trace
+
+ROLES = frozenset({"draw_s17", "draw_h17", "draw_6to5", "draw_hand_dealt", "draw_unknown", "needless_draw"})
+
+_END = 1 << 30
+
+
+def live(t: Trace, before: int) -> bool:
+    """Whether any player hand's outcome still depends on the dealer's total (its cards dealt before ``before``
+    neither bust it nor make it a blackjack, and it was neither surrendered nor paid even money)."""
+    for h in t.hand_list:
+        if h.surrendered_at is not None or h.even_money is not None:
+            continue
+        if h.doubles:
+            dc = h.double_card()
+            if dc is not None and dc[2]:
+                r = h.revealed_at(dc[1])
+                if r is None or r > before:
+                    return True  # 19:47-2.10(c): nobody knows yet whether a face-down double card busted the hand
+        n = hard = 0
+        for c, e in zip(h.cards, h.events, strict=True):
+            if e >= before:
+                break
+            n += 1
+            hard += _VALUE[c[0]]
+        if n == 0 or hard > 21 or (n == 2 and h.blackjack):
+            continue
+        return True
+    return False
+
+
+def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
+    d, at = t.dealer, t.dealer_events
+    if len(d) == 1:
+        if t.complete and (live(t, _END) or any(seat.insurance for seat in t.seats.values())):
+            ctx.emit(
+                draw_regime(t, ctx)[0],
+                None,
+                "dealer",
+                f"The dealer stopped on a single card ({d[0]}) while player hands were still live; the dealer "
+                "must complete the hand.",
+                expected="draw to a standing total",
+                actual="stood on one card",
+            )
+        return
+    if len(d) < 2:
+        return
+    if t.dealer_blackjack:
+        for c, e in zip(d[2:3], at[2:3], strict=True):
+            ctx.emit(
+                draw_regime(t, ctx)[0],
+                e,
+                "dealer",
+                f"The dealer held blackjack and may not draw; {c} was dealt.",
+                expected="stand on blackjack",
+                actual=f"drew {c}",
+            )
+        return
+    role, h17 = draw_regime(t, ctx)
+    for k in range(2, len(d)):
+        c, e = d[k], at[k]
+        total, soft = hand_total(d[:k])
+        if stands(total, soft, h17):
+            restitution = _restitution(t, ctx, d[:k], h17)
+            note = f" Had the dealer stood, {restitution[1]}." if restitution and restitution[1] else ""
+            ctx.emit(
+                role,
+                e,
+                "dealer",
+                f"The dealer drew {c} on {'soft' if soft else 'hard'} {total}, a total on which this table's "
+                f"dealer must stand.{note}",
+                expected=f"stand on {'soft' if soft else 'hard'} {total}",
+                actual=f"drew {c}",
+                amount_delta=restitution[0] if restitution and restitution[1] else None,
+            )
+            return
+        if ctx.bound("needless_draw") and not live(t, e):
+            ctx.emit(
+                "needless_draw",
+                e,
+                "dealer",
+                f"The dealer drew {c} although every player hand was already decided and the dealer's total "
+                "could not change any outcome.",
+                expected="no further dealer card",
+                actual=f"drew {c}",
+            )
+            return
+    total, soft = t.dealer_total()
+    if t.complete and stands(total, soft, h17) is False and live(t, _END):
+        ctx.emit(
+            role,
+            None,
+            "dealer",
+            f"The dealer stopped on {'soft' if soft else 'hard'} {total}, a total on which this table's dealer "
+            "must draw; the outcome of the live hands cannot be known.",
+            expected=f"draw on {'soft' if soft else 'hard'} {total}",
+            actual="stood",
+        )
+
+
+def _restitution(t: Trace, ctx: Ctx, dealer_cards: list[str], h17: bool | None) -> tuple[int, str] | None:
+    """What the players are owed (+) or owe (-) had the dealer stopped with ``dealer_cards``: for each hand, what
+    was due on the dealer it was settled against, and what would have been due on the stopped dealer. None when
+    that cannot be known (only part of the round could be replayed)."""
+    if not t.complete:
+        return None
+    six_five = pays_six_five(t, ctx)
+    stopped = dealer_facts(dealer_cards, t.dealer_up)
+    delta = 0
+    changed = []
+    for h in t.hand_list:
+        if h.surrendered_at is not None or h.even_money is not None:
+            continue
+        if h.settles:
+            s = h.settled(*h.settles[0], t.dbj_known_at)
+            judged = judged_dealer(t, s.event, h17)
+            assert judged is not None  # the round is complete
+        else:
+            s = h.settled(_END, Settle("main", "push", 0, h.id), t.dbj_known_at)  # as it stands at the end
+            judged = dealer_facts(t.dealer, t.dealer_up)
+        view = (s.total, s.stake, h.wager, s.surrendered, s.blackjack)
+        actual = expect(*view, judged, six_five).nets[0]
+        should = expect(*view, stopped, six_five).nets[0]
+        if actual != should:
+            delta += should - actual
+            changed.append(f"hand {h.name} would have {verb(should)}, not {verb(actual)}")
+    return delta, "; ".join(changed)

@@ -1,0 +1,205 @@
+"""Insurance and even money: NZ 8.3, 9.1, 9.3-9.6 (seed text); NJ uncited (13:69F-2.8/2.9 not held).
+
+The dealer's "first card" of the rules is the up card and the "second card" the other initial card (the hole card
+in a hole-card game), whichever order they were dealt in; the timing rules count from when the dealer *received*
+its second card.
+
+Roles: ``insurance_when``, ``insurance_amount``, ``insurance_timing``, ``insurance_chips``, ``insurance_outcome``,
+``insurance_odds``, ``insurance_collect_timing``, ``even_money_when``, ``even_money_amount``,
+``even_money_timing``; an even money the rules do not allow is judged as the hand's settlement (settlement roles).
+"""
+
+from __future__ import annotations
+
+from app.domain.cards import TEN_VALUE, is_natural
+from app.domain.checks.outcome import draw_regime, judged_dealer
+from app.domain.checks.settlement import judge, settled_once, terms
+from app.domain.checks.words import done, sign, verb
+from app.domain.model import Settle
+from app.domain.rules import Ctx
+from app.domain.state import SeatState, Trace
+
+
+def _up_before(t: Trace, event: int) -> str | None:
+    at = t.up_at
+    return t.dealer_up if at is not None and at < event else None
+
+
+def check_insurance(t: Trace, ctx: Ctx) -> None:
+    if "insurance" not in t.present:
+        return
+    min_chip = t.elections.get("min_chip")
+    for seat in t.seats.values():
+        placed = 0
+        for i, amount in seat.insurance:
+            placed += amount
+            up = _up_before(t, i)
+            s = seat.seat
+            if up is None or up[0] != "A":
+                ctx.emit(
+                    "insurance_when",
+                    i,
+                    str(s),
+                    f"Seat {s} placed insurance, but the dealer's up card was "
+                    f"{'not yet dealt' if up is None else up}; insurance is offered only against an ace.",
+                    expected="dealer's up card an ace",
+                    actual=up,
+                )
+            if 2 * placed > seat.wager:
+                ctx.emit(
+                    "insurance_amount",
+                    i,
+                    str(s),
+                    f"Seat {s} insured {placed} on a wager of {seat.wager}; insurance may be at most half the "
+                    f"original wager ({seat.wager // 2}).",
+                    expected=f"at most {seat.wager // 2}",
+                    actual=placed,
+                )
+            if t.initial_end is None or i < t.initial_end:
+                ctx.emit(
+                    "insurance_timing",
+                    i,
+                    str(s),
+                    f"Seat {s} placed insurance before the initial deal was complete.",
+                    expected="after the initial deal",
+                    actual="during the initial deal",
+                )
+            elif t.first_later_card is not None and i > t.first_later_card:
+                ctx.emit(
+                    "insurance_timing",
+                    i,
+                    str(s),
+                    f"Seat {s} placed insurance after further cards had been dealt (event {t.first_later_card}); "
+                    "insurance must be placed before any card after the initial deal.",
+                    expected=f"before event {t.first_later_card}",
+                    actual=f"event {i}",
+                )
+            if isinstance(min_chip, int) and min_chip > 0 and (2 * amount) % min_chip:
+                ctx.emit(
+                    "insurance_chips",
+                    i,
+                    str(s),
+                    f"Seat {s}'s insurance of {amount} would win {2 * amount}, which cannot be paid in chips of "
+                    f"{min_chip}.",
+                    expected=f"a winning payout in multiples of {min_chip}",
+                    actual=2 * amount,
+                )
+
+
+def check_even_money(t: Trace, ctx: Ctx) -> None:
+    """Even money (NZ 8.3): a blackjack against a dealer ace may be paid one to one at once, in full settlement.
+    Paid where the rules do not allow it, it is still the settlement of the hand's wager, and judged as one."""
+    if "even_money" not in t.present:
+        return
+    for seat in t.seats.values():
+        h = seat.hands[0]
+        if h.even_money is None:
+            continue
+        i, amount = h.even_money
+        cards = h.cards_before(i)
+        up = _up_before(t, i)
+        s = seat.seat
+        blackjack = is_natural(cards) and len(seat.hands) == 1
+        if blackjack and up is not None and up[0] == "A":
+            if amount != h.wager:
+                ctx.emit(
+                    "even_money_amount",
+                    i,
+                    h.name,
+                    f"Seat {s} took even money and was paid {amount}; even money pays one to one, {h.wager}.",
+                    expected=h.wager,
+                    actual=amount,
+                    amount_delta=h.wager - amount,
+                )
+        else:
+            ctx.emit(
+                "even_money_when",
+                i,
+                h.name,
+                f"Seat {s} was paid even money holding {'+'.join(cards) or 'no cards'} against a dealer "
+                f"{up or 'without a card'}; even money is only for a blackjack against a dealer ace.",
+                expected="player blackjack, dealer ace",
+                actual=f"{'+'.join(cards)} vs {up}",
+            )
+            if len(cards) >= 2:
+                dealer = judged_dealer(t, i, draw_regime(t, ctx)[1])
+                if dealer is not None:
+                    # Even money is a settlement of the main wager (spec section 2), of what it paid.
+                    paid = h.settled(i, Settle("main", "win", amount, h.id), t.dbj_known_at)
+                    how = terms(t, ctx)
+                    judge(ctx, h, i, amount, paid.total, paid.stake, False, paid.blackjack, dealer, how)
+        known = t.dealer_second_known_at()
+        if known is not None and i > known:
+            ctx.emit(
+                "even_money_timing",
+                i,
+                h.name,
+                f"Seat {s} was paid even money after the dealer's second card was known; it is paid immediately, "
+                "before the dealer's hand is known.",
+                expected=f"before event {known}",
+                actual=f"event {i}",
+            )
+
+
+def _insurance_wager(seat: SeatState) -> tuple[str, str]:
+    return str(seat.seat), f"Seat {seat.seat}'s insurance of {seat.insured}"
+
+
+def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
+    if "insurance" not in t.present:
+        return
+    second = t.hole
+    second_at = t.dealer_second_at
+    third_at = t.dealer_events[2] if len(t.dealer) >= 3 else None
+    for seat in t.seats.values():
+        if not seat.insurance:
+            continue
+        s = seat.seat
+        first = settled_once(t, ctx, seat.insurance_settles, _insurance_wager, seat)
+        if first is None:
+            continue
+        i, settle = first
+        if second is None or second_at is None:
+            if settle.net != 0 and t.complete:
+                paid = settle.net > 0
+                ctx.emit(
+                    "insurance_outcome" if paid else "insurance_collect_timing",
+                    i,
+                    str(s),
+                    f"Seat {s}'s insurance was {'paid' if paid else 'collected'}, but the dealer never received the "
+                    "second card that decides it.",
+                    expected="settled on the dealer's second card",
+                    actual=f"{done(settle.net)} with no second card",
+                    amount_delta=-settle.net if paid else None,
+                )
+            continue
+        wins = second[0][0] in TEN_VALUE
+        want = 2 * seat.insured if wins else -seat.insured
+        net = settle.net
+        if net != want:
+            role = (
+                "insurance_outcome"
+                if sign(net) != sign(want)
+                else ("insurance_odds" if wins else "lose_amount")
+            )
+            ctx.emit(
+                role,
+                i,
+                str(s),
+                f"Seat {s}'s insurance of {seat.insured} {'wins' if wins else 'loses'} on the dealer's second card "
+                f"{second[0]}: it should have {verb(want)} but {verb(net)}.",
+                expected=want,
+                actual=net,
+                amount_delta=want - net,
+            )
+        elif not wins and (i < second_at or (third_at is not None and i > third_at)):
+            ctx.emit(
+                "insurance_collect_timing",
+                i,
+                str(s),
+                f"Seat {s}'s losing insurance was collected "
+                f"{'before' if i < second_at else 'after further dealer cards than'} the dealer's second card; "
+                "it must be collected right after the second card, before any further card.",
+                expected=f"between events {second_at} and {third_at if third_at is not None else 'the end'}",
+                actual=f"event {i}",
+            )
