@@ -143,8 +143,8 @@ def cmd_upload(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
     import random
 
-    from app.generator import generate_rounds
-    from app.mutator import mutate
+    from app.synth.generator import generate_rounds
+    from app.synth.mutator import mutate
 
     rng = random.Random(f"errors:{args.seed}")
     target: IO[bytes]

@@ -26,9 +26,9 @@ import time
 import orjson
 
 from app.auditing import audit_round
-from app.generator import generate_rounds
-from app.mutator import mutate
 from app.schema import parse_round
+from app.synth.generator import generate_rounds
+from app.synth.mutator import mutate
 
 
 def make_corpus(n: int, seed: int, error_rate: float) -> list[bytes]:

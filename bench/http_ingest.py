@@ -5,7 +5,7 @@ a small keep-alive HTTP/1.1 load generator (asyncio streams: far cheaper per req
 so it steals less CPU from the server on a 2-core machine) at concurrency 1, 16 and 64. For each concurrency, in
 the same run, each phase bounded in time:
 
-    POST /v1/rounds          unique rounds from app.generator (both jurisdictions): rounds stored per second
+    POST /v1/rounds          unique rounds from app.synth.generator (both jurisdictions): rounds stored per second
     GET  /v1/rounds/{id}     the auditor's lookup of stored rounds
     GET  /healthz            the trivial endpoint of the same app: the ceiling of the stack
 
@@ -39,8 +39,8 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from app.config import sqlalchemy_url
-from app.generator import generate_rounds
 from app.store.migrate import upgrade_head
+from app.synth.generator import generate_rounds
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "data" / "examples"

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, create_engine, text
 
 from app.config import Settings, sqlalchemy_url
-from app.generator import generate_rounds
 from app.main import create_app
+from app.synth.generator import generate_rounds
 from tests.integration.conftest import database_url, examples, postgres_database  # noqa: F401
 
 NDJSON = {"content-type": "application/x-ndjson"}

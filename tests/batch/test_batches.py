@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from app import batches
 from app.config import Settings
 from app.main import create_app
-from app.mutator import mutate
 from app.store.db import Database
+from app.synth.mutator import mutate
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, results, wait_done
 
 

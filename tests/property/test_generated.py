@@ -1,4 +1,4 @@
-"""Property tests over generated rounds (app.generator) and injected errors (app.mutator).
+"""Property tests over generated rounds (app.synth.generator) and injected errors (app.synth.mutator).
 
 * Legal rounds, thousands per jurisdiction across random elections (fixed seeds, so every failure reproduces),
   are audited compliant: no finding at all.
@@ -26,10 +26,10 @@ from app.auditing import audit_round
 from app.domain.cards import hand_total, is_natural
 from app.domain.engine import resolve_elections
 from app.domain.replay import Trace, replay
-from app.generator import VALIDITY, generate_round, generate_rounds, random_elections
 from app.jurisdictions import ruleset_for
-from app.mutator import MUTATIONS, Mutation, mutate
 from app.schema import parse_round, round_from_obj
+from app.synth.generator import VALIDITY, generate_round, generate_rounds, random_elections
+from app.synth.mutator import MUTATIONS, Mutation, mutate
 from tests.builders import (
     NJ_RULES,
     a_round,

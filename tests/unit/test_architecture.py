@@ -1,5 +1,6 @@
 """The dependency rules of style.md, checked rather than hoped for: app.domain imports only the standard library,
-app.jurisdictions only the standard library and app.domain, and neither imports a framework."""
+app.jurisdictions only the standard library and app.domain, and neither imports a framework; app.synth (the generator
+and mutator of rounds) does not borrow the engine's reading of a round."""
 
 from __future__ import annotations
 
@@ -34,7 +35,13 @@ def _allowed(name: str, own: tuple[str, ...]) -> bool:
 
 @pytest.mark.parametrize(
     ("package", "own"),
-    [("domain", ("app.domain",)), ("jurisdictions", ("app.domain", "app.jurisdictions"))],
+    [
+        ("domain", ("app.domain",)),
+        ("jurisdictions", ("app.domain", "app.jurisdictions")),
+        # The generator and mutator read rounds their own way: never with the engine's replay (they look rules up
+        # only through the jurisdictions' role binding).
+        ("synth", ("app.synth", "app.jurisdictions")),
+    ],
 )
 def test_pure_packages_import_only_the_standard_library(package: str, own: tuple[str, ...]) -> None:
     bad = {
@@ -44,3 +51,9 @@ def test_pure_packages_import_only_the_standard_library(package: str, own: tuple
         if not _allowed(name, own)
     }
     assert not bad, f"app/{package} must stay pure: {sorted(bad)}"
+
+
+def test_the_product_core_does_not_import_the_synthetic_rounds() -> None:
+    core = [p for p in sorted(APP.rglob("*.py")) if p.relative_to(APP).parts[0] not in ("synth", "cli.py")]
+    bad = {f"{p.relative_to(APP)}: {name}" for p in core for name in _imports(p) if name.startswith("app.synth")}
+    assert not bad, f"only tests, benchmarks and the CLI use app.synth: {sorted(bad)}"
