@@ -273,6 +273,10 @@ class _Table:
         "draw_idle",
         "pre_hole_additional",
         "pitch",
+        "hole_first",
+        "noop_stands",
+        "peek_recorded",
+        "settle_before_reveal",
         "card_style",
         "stamps",
         "dealer_id",
@@ -359,6 +363,15 @@ class _Table:
         # A hand-held game may deal the players' cards face down; a player turns them up to split, double,
         # surrender or take even money, and the dealer turns them up at settlement.
         self.pitch = self.hand_dealt and r() < 0.5
+        # Legal variants of how a table system records a round (round-v1.md sections 2 and 2.1): the hole card
+        # dealt first (face down) and the up card second; stands recorded on hands already complete by rule (a
+        # split ace with its card, a 21, a bust, a doubled hand with its card), at once or after play has moved
+        # on, which decide nothing; a peek the system does not record (its absence proves nothing); against a
+        # peeked dealer blackjack, the hands settled before the hole card is turned up.
+        self.hole_first = self.hole_card and r() < 0.2
+        self.noop_stands = rng.choice((0.0, 0.0, 0.5, 1.0))
+        self.peek_recorded = r() < 0.9
+        self.settle_before_reveal = r() < 0.4
         # How the table system spells cards (the spec accepts "10" for T and lowercase), and whether it stamps
         # each event with the time.
         x = r()
@@ -593,7 +606,8 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
         h.hidden.clear()
 
     # The initial deal: each seat in order, the dealer's first card, each seat again (then, in a hole-card
-    # game, the dealer's hole card face down).
+    # game, the dealer's hole card face down). Some tables deal the hole card first and the up card second.
+    hole_first = t.hole_first
     for s in seats:
         c = draw(rng)
         h = s.hands[0]
@@ -603,8 +617,13 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
             add({"type": "deal", "to": h.name, "card": c, "face": "down"})
         else:
             add({"type": "deal", "to": h.name, "card": c})
-    up = draw(rng)
-    add({"type": "deal", "to": "dealer", "card": up})
+    hole: str | None = None
+    if hole_first:
+        hole = draw(rng)
+        add({"type": "deal", "to": "dealer", "card": hole, "face": "down"})
+    else:
+        up = draw(rng)
+        add({"type": "deal", "to": "dealer", "card": up})
     for s in seats:
         h = s.hands[0]
         c = shoe.draw_value(rng, _VAL[h.cards[0][0]]) if r() < 0.04 else draw(rng)
@@ -615,6 +634,9 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
         else:
             add({"type": "deal", "to": h.name, "card": c})
         h.bj = _natural(h.cards[0], c)
+    if hole is not None:
+        up = _dealer_second(rng, shoe, _VAL[hole[0]])
+        add({"type": "deal", "to": "dealer", "card": up})
     dealer = [up]
     upv = _VAL[up[0]]
     up_ace = upv == 1
@@ -622,15 +644,15 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
     up11 = 11 if up_ace else upv
 
     additional = [s for s in seats if s.kind is not None]
-    if additional and t.hole_card and t.pre_hole_additional:
+    if additional and t.hole_card and t.pre_hole_additional and not hole_first:
         _settle_additional(additional, up, add, show)
         additional = []
-    hole: str | None = None
     dealer_bj = False
     if t.hole_card:
-        hole = _dealer_second(rng, shoe, upv)
+        if hole is None:
+            hole = _dealer_second(rng, shoe, upv)
+            add({"type": "deal", "to": "dealer", "card": hole, "face": "down"})
         dealer.append(hole)
-        add({"type": "deal", "to": "dealer", "card": hole, "face": "down"})
         dealer_bj = _natural(up, hole)
     if additional:
         _settle_additional(additional, up, add, show)
@@ -661,10 +683,13 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
     peeked = False
     if t.hole_card and t.peek and (up_ace or up_ten):
         peeked = True
-        add({"type": "peek", "dealer_blackjack": dealer_bj})
+        if t.peek_recorded:
+            add({"type": "peek", "dealer_blackjack": dealer_bj})
         if dealer_bj:
             assert hole is not None
-            add({"type": "reveal", "to": "dealer", "card": hole})
+            before = t.settle_before_reveal and r() < 0.7
+            if not before:
+                add({"type": "reveal", "to": "dealer", "card": hole})
             for s in insured:
                 add(_ins_settle(s, True))
             for s in seats:
@@ -672,6 +697,8 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                 if not h.settled:
                     show(h)
                     add(_settle(h.name, 0 if h.bj else -h.wager))
+            if before:
+                add({"type": "reveal", "to": "dealer", "card": hole})
             return ev
         for s in insured:
             add(_ins_settle(s, False))
@@ -683,6 +710,23 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
     # hand loses (NJ 2.10(b), 2.11(d); the NZ tables that collect only the original wager).
     bust_now_ok = not may_bj or (not nj and t.all_wagers_on_dbj)
     record = t.record_actions
+    noop = t.noop_stands
+    late_seat: list[str] = []  # stands recorded once the seat's other hands have been played
+    late_round: list[str] = []  # ... once every box has been played
+
+    def complete(h: _Hand) -> None:
+        """Hand ``h`` is complete by rule: some table systems record a stand on it anyway, at once or later."""
+        if noop and r() < noop:
+            x = r()
+            if x < 0.4:
+                add({"type": "stand", "hand": h.name})
+            else:
+                (late_seat if x < 0.7 else late_round).append(h.name)
+
+    def stand_late(names: list[str]) -> None:
+        for name in names:
+            add({"type": "stand", "hand": name})
+        names.clear()
 
     for s in seats:
         if s.even:
@@ -694,6 +738,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                 show(h0)
                 add(_settle(h0.name, h0.wager * pays_num // pays_den))
                 h0.settled = True
+            complete(h0)
             continue
         if (
             t.surrender
@@ -744,9 +789,11 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                 break
             i += 1
             if h.split_aces:
+                complete(h)
                 continue  # 13:69F-2.11(c)2: one card on each split ace
             total = h.total()
             if total == 21:
+                complete(h)
                 continue
             if (not s.split or t.das) and _wants_double(rng, total, h.soft(), up11):
                 w = h.wager
@@ -772,6 +819,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                     if h.down_card is None and bust_now_ok and r() < t.bust_now:
                         add(_settle(h.name, -(w + amount)))
                         h.settled = True
+                complete(h)
                 continue
             soft = h.soft()
             while _wants_hit(rng, total, soft, up11):
@@ -788,8 +836,13 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                     show(h)
                     add(_settle(h.name, -h.wager))
                     h.settled = True
+                complete(h)
+            elif total == 21:
+                complete(h)
             elif record and r() < record:
                 add({"type": "stand", "hand": h.name})
+        stand_late(late_seat)
+    stand_late(late_round)
 
     # The dealer's hand.
     if t.hole_card:

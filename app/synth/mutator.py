@@ -180,7 +180,19 @@ class _Round:
 
     @property
     def up(self) -> str | None:
-        return self.dealer[0][1] if self.dealer else None
+        """The dealer's up card: the face-up one of its first two cards (the hole card may be dealt first)."""
+        d = self.dealer
+        if not d:
+            return None
+        return d[1][1] if len(d) > 1 and d[0][2] == "down" and d[1][2] != "down" else d[0][1]
+
+    @property
+    def hole(self) -> str | None:
+        """The dealer's other initial card: the "second card" of the rules, whichever was dealt first."""
+        d = self.dealer
+        if len(d) < 2:
+            return None
+        return d[0][1] if d[1][1] == self.up and d[0][2] == "down" else d[1][1]
 
     @property
     def up_ace_ten(self) -> bool:
@@ -510,7 +522,8 @@ def _insurance_against_non_ace(a: _Round, rng: random.Random) -> tuple[Doc, Role
     end = a.initial_end()
     if up is None or up[0] == "A" or len(a.dealer) < 2 or end is None:
         return None
-    second_at, second = a.dealer[1][0], a.dealer[1][1]
+    second_at, second = a.dealer[1][0], a.hole
+    assert second is not None
     third_at = a.dealer[2][0] if len(a.dealer) > 2 else None
     chip = a.elections.get("min_chip")
     step = (chip // 2 if chip % 2 == 0 else chip) if isinstance(chip, int) else 1
@@ -829,6 +842,10 @@ def _double_card_face_up(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | N
         card = h.double_card()
         j = h.double_reveal()
         if len(h.doubles) == 1 and card is not None and j is not None:
+            if _total(h.values)[0] > 21 and any(i > card[0] for i, _, _ in a.dealer[2:]):
+                # Turned up, the card shows a bust: a dealer drawing after it might then draw for no live hand
+                # (13:69F-2.12(c)), a second fault.
+                continue
             cands.append((h, card, j))
     got = _pick(rng, cands)
     if got is None:

@@ -26,6 +26,7 @@ from app.auditing import audit_round
 from app.domain.cards import hand_total, is_natural
 from app.domain.engine import resolve_elections
 from app.domain.replay import Trace, replay
+from app.domain.state import STATUS_NAMES
 from app.jurisdictions import ruleset_for
 from app.schema import parse_round, round_from_obj
 from app.synth.generator import VALIDITY, generate_round, generate_rounds, random_elections
@@ -174,6 +175,28 @@ def test_generated_rounds_are_compliant(corpus: Corpus, jurisdiction: str) -> No
     ]
     failures = [(r, corpus.findings[r["round_id"]]) for r in rounds if corpus.findings[r["round_id"]]]
     assert not failures, _report(failures, f"legal {jurisdiction} rounds drew findings")
+
+
+def _hole_first(doc: Doc) -> bool:
+    """The dealer's first card dealt face down (the hole card first, the up card second)."""
+    first = next(e for e in doc["events"] if e["type"] == "deal" and e["to"] == "dealer")
+    return first.get("face") == "down"
+
+
+def test_generated_rounds_in_either_deal_order_are_compliant(corpus: Corpus) -> None:
+    """The up card is the one dealt face up: rounds whose hole card is dealt first are as legal as the others."""
+    by_order: dict[bool, list[Doc]] = {True: [], False: []}
+    for r in corpus.all():
+        if r["jurisdiction"] == "US-NJ":
+            by_order[_hole_first(r)].append(r)
+    for hole_first, rounds in by_order.items():
+        assert len(rounds) > 300, (
+            f"too few rounds with the hole card dealt {'first' if hole_first else 'second'}"
+        )
+        failures = [(r, corpus.findings[r["round_id"]]) for r in rounds if corpus.findings[r["round_id"]]]
+        assert not failures, _report(
+            failures, f"legal rounds (hole card {'first' if hole_first else 'second'})"
+        )
 
 
 def test_mixed_stream_is_compliant() -> None:
@@ -396,6 +419,11 @@ def test_generate_rounds_yields_exactly_n() -> None:
 # The generator exercises the legal edges
 
 
+def _hand_id(name: str) -> tuple[int, int]:
+    seat, _, n = name.partition(".")
+    return int(seat), int(n) if n else 1
+
+
 def features(doc: Doc) -> set[str]:
     """What a round shows, for the census: facts read off the engine's replay (which judges nothing)."""
     rd = round_from_obj(doc)
@@ -418,6 +446,39 @@ def features(doc: Doc) -> set[str]:
     events = doc["events"]
     if any(ev["type"] == "deal" and ev["to"] != "dealer" and ev.get("face") == "down" for ev in events[:4]):
         tag("player cards face down (pitch)")
+    if any(ev["type"] == "deal" for ev in events) and _hole_first(doc):
+        tag("hole card dealt first")
+    complete_by_rule = {"busted", "21", "doubled and dealt", "split ace"}
+    for k, ev in enumerate(events):
+        if ev["type"] != "stand":
+            continue
+        h = t.hands[_hand_id(ev["hand"])]
+        if STATUS_NAMES[h.status] in complete_by_rule:
+            moved_on = any(
+                x["type"] == "deal" and x["to"] != "dealer" and _hand_id(x["to"]) != h.id
+                for x in events[h.events[-1] + 1 : k]
+            )
+            tag(
+                "stand recorded on a hand complete by rule, after play moved on"
+                if moved_on
+                else "stand recorded on a hand complete by rule"
+            )
+    if t.dbj_known_at is not None:
+        reveal_at = next(
+            (k for k, ev in enumerate(events) if ev["type"] == "reveal" and ev["to"] == "dealer"), None
+        )
+        settles = [k for k, ev in enumerate(events) if ev["type"] == "settle" and ev["bet"] == "main"]
+        if reveal_at is not None and settles and min(settles) < reveal_at:
+            tag("hands settled before the reveal of a peeked dealer blackjack")
+    if (
+        e.get("peek") is True
+        and t.dealer_up is not None
+        and t.dealer_up[0] in "ATJQK"
+        and len(t.dealer) >= 2
+        and t.dealer_events[1] < (t.first_later_card or 1 << 30)
+        and not t.peeks
+    ):
+        tag("peek not recorded")
     if any(ev.get("at") for ev in events):
         tag("event timestamps")
     if any(str(ev.get("card", "")).startswith("10") for ev in events):
@@ -587,6 +648,11 @@ REQUIRED_FEATURES = [
             "odd wager",
             "wager at the table minimum",
             "wager at the table maximum",
+            "hole card dealt first",
+            "stand recorded on a hand complete by rule",
+            "stand recorded on a hand complete by rule, after play moved on",
+            "hands settled before the reveal of a peeked dealer blackjack",
+            "peek not recorded",
         )
     ),
     *(

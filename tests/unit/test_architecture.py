@@ -55,5 +55,7 @@ def test_pure_packages_import_only_the_standard_library(package: str, own: tuple
 
 def test_the_product_core_does_not_import_the_synthetic_rounds() -> None:
     core = [p for p in sorted(APP.rglob("*.py")) if p.relative_to(APP).parts[0] not in ("synth", "cli.py")]
-    bad = {f"{p.relative_to(APP)}: {name}" for p in core for name in _imports(p) if name.startswith("app.synth")}
+    bad = {
+        f"{p.relative_to(APP)}: {name}" for p in core for name in _imports(p) if name.startswith("app.synth")
+    }
     assert not bad, f"only tests, benchmarks and the CLI use app.synth: {sorted(bad)}"
