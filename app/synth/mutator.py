@@ -77,6 +77,11 @@ class _Hand:
     even_money: tuple[int, int] | None = None
     settles: list[int] = field(default_factory=list)
     reveals: list[tuple[int, str]] = field(default_factory=list)  # (event, card)
+    stands: list[int] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.seat) if self.num == 1 else f"{self.seat}.{self.num}"
 
     def double_card(self) -> tuple[int, str, str] | None:
         """The card dealt after the hand's double: (event, card, face)."""
@@ -129,6 +134,7 @@ class _Round:
         self.counts: dict[str, int] = {}
         self.player_deals: list[tuple[int, _Hand]] = []
         self.peeks: list[int] = []
+        self.dbj_peek: int | None = None  # the peek that showed the dealer's blackjack
         for i, e in enumerate(self.events):
             kind = e["type"]
             if kind == "deal":
@@ -164,6 +170,10 @@ class _Round:
                     self.hands[_hand_key(e["to"])].reveals.append((i, _card(e["card"])))
             elif kind == "peek":
                 self.peeks.append(i)
+                if e["dealer_blackjack"] and self.dbj_peek is None:
+                    self.dbj_peek = i
+            elif kind == "stand":
+                self.hands[_hand_key(e["hand"])].stands.append(i)
             elif kind == "settle":
                 if e["bet"] == "main":
                     self.hands[_hand_key(e["hand"])].settles.append(i)
@@ -962,6 +972,149 @@ class Mutation:
         return _apply(self, _Round(round_), rng)
 
 
+# --- The state of play (round-v1.md section 2.1) ------------------------------------------------------------------
+
+
+def _spare_card(a: _Round, rng: random.Random, most: int = 11) -> str | None:
+    """A card the shoe still holds (not dealt as often as the decks hold it), worth at most ``most`` points (an
+    ace counted one)."""
+    cards = [
+        r + s for r in "A23456789TJQK" for s in "CDHS" if _VAL[r] <= most and a.counts.get(r + s, 0) < a.decks
+    ]
+    return _pick(rng, cards)
+
+
+def _complete_by_rule(a: _Round, h: _Hand) -> list[str]:
+    """The roles a card dealt to ``h`` now is reported in, when its own cards forbid any: a split ace with its card,
+    a doubled hand with its card, a bust, a 21 (the more specific reasons, before the round or the hand's state)."""
+    total, _ = _total(h.values)
+    if (h.created_by is not None or h.splits) and h.values[0][0] == "A" and len(h.cards) == 2:
+        return ["split_aces_draw", "split_aces_more"]
+    if h.doubles and h.double_card() is not None:
+        return ["double_one_card"]
+    if total > 21:
+        return ["hit_over_21"]
+    if total == 21:
+        return ["hit_on_21"]
+    return []
+
+
+def _card_after_settlement(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+    """A card (with or without a recorded hit) is dealt to a hand after it was settled; the settlement stands as it
+    was, judged by the hand it settled."""
+    cands = []
+    for h in a.all_hands():
+        settled = h.even_money[0] if h.even_money else _one_settle(h)
+        if settled is None:
+            continue
+        after = max([settled, *(i for i, _, _ in a.dealer), *a.dealer_reveals, *(i for i, _ in h.reveals)])
+        cands.append((h, after))
+    got = _pick(rng, cands)
+    card = _spare_card(a, rng)
+    if got is None or card is None:
+        return None
+    h, after = got
+    roles = _complete_by_rule(a, h)
+    if not roles:
+        roles = ["play_after_dealer_bj" if a.dbj_peek is not None else "card_to_complete_hand"]
+    new = _clone(a.doc)
+    at = after + 1
+    inserted = [{"type": "deal", "to": h.name, "card": card}]
+    if rng.random() < 0.5:
+        inserted.insert(0, {"type": "hit", "hand": h.name})
+    new["events"][at:at] = inserted
+    return new, [(role, at) for role in roles]
+
+
+def _hit_after_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+    """A hand that stood takes a hit and a card that does not bust it; it is settled as it then stood."""
+    if a.dealer_bj or len(a.dealer) < 2:
+        return None
+    cands = []
+    for h in a.all_hands():
+        if not h.stands or h.doubles or h.surrendered is not None or h.even_money or len(h.settles) != 1:
+            continue
+        total, _ = _total(h.values)
+        if total >= 21 or (h.created_by is not None or h.splits) and h.values[0][0] == "A":
+            continue
+        last = h.cards[-1][0]
+        if h.stands[0] < last or h.settles[0] < h.stands[0]:
+            continue
+        cands.append((h, total))
+    got = _pick(rng, cands)
+    if got is None:
+        return None
+    h, total = got
+    card = _spare_card(a, rng, min(11, 21 - total))
+    if card is None:
+        return None
+    k = h.stands[0]
+    new = _clone(a.doc)
+    ev = new["events"]
+    ev[k + 1 : k + 1] = [{"type": "hit", "hand": h.name}, {"type": "deal", "to": h.name, "card": card}]
+    held = _Hand(h.seat, h.num, h.wager, cards=[*h.cards, (k + 2, card, "up")])
+    _resettle(new, a, h.settles[0] + 2, a.outcome(held, a.dealer_cards))
+    return new, [("card_to_complete_hand", k + 1)]
+
+
+def _late_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+    """The stand on an incomplete hand is recorded after a card went to another hand (a later split hand of its
+    box, a later box, or the dealer): play went on before the hand was complete."""
+    end = a.initial_end()
+    if end is None or a.dbj_peek is not None:
+        return None
+    deals = [(i, e["to"]) for i, e in enumerate(a.events) if i > end and e["type"] == "deal"]
+    cands = []
+    for h in a.all_hands():
+        total, _ = _total(h.values)
+        aces = (h.created_by is not None or h.splits) and h.values[0][0] == "A"
+        if total >= 21 or aces or h.doubles or h.surrendered is not None or h.even_money or not h.settles:
+            continue
+        if a.is_bj(h):
+            continue
+        last = max([c[0] for c in h.cards] + h.splits)
+        elsewhere = next((i for i, to in deals if i > last and to != h.name and _other(to, h)), None)
+        if elsewhere is not None:
+            cands.append((h, elsewhere))
+    got = _pick(rng, cands)
+    if got is None:
+        return None
+    h, elsewhere = got
+    new = _clone(a.doc)
+    ev = new["events"]
+    for k in reversed(h.stands):
+        del ev[k]
+    at = elsewhere - sum(1 for k in h.stands if k < elsewhere)
+    ev.insert(at + 1, {"type": "stand", "hand": h.name})
+    return new, [("split_order" if a.split_seat(h.seat) else "play_out_of_turn", at)]
+
+
+def _other(to: str, h: _Hand) -> bool:
+    """Whether a card to ``to`` takes play past hand ``h``: the dealer, a later box, or another hand of its box."""
+    if to == "dealer":
+        return True
+    seat, num = _hand_key(to)
+    return seat > h.seat or (seat == h.seat and num != h.num)
+
+
+def _play_after_dealer_blackjack(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+    """After a peek showed the dealer's blackjack, a hand that is not a blackjack hits and is dealt a card."""
+    if a.dbj_peek is None:
+        return None
+    cands = [h for h in a.all_hands() if not a.is_bj(h) and h.even_money is None]
+    h = _pick(rng, cands)
+    card = _spare_card(a, rng)
+    if h is None or card is None:
+        return None
+    at = rng.randint(a.dbj_peek + 1, len(a.events))
+    inserted = [{"type": "deal", "to": h.name, "card": card}]
+    if rng.random() < 0.7:
+        inserted.insert(0, {"type": "hit", "hand": h.name})
+    new = _clone(a.doc)
+    new["events"][at:at] = inserted
+    return new, [("play_after_dealer_bj", at)]
+
+
 def _apply(m: Mutation, a: _Round, rng: random.Random) -> tuple[Doc, Expected] | None:
     out = m.fn(a, rng)
     if out is None:
@@ -1002,6 +1155,10 @@ MUTATIONS: list[Mutation] = [
     Mutation("additional_collected_late", _additional_collected_late),
     Mutation("dealer_bj_double_collects_all", _dealer_bj_double_collects_all),
     Mutation("dealer_bj_split_collects_all", _dealer_bj_split_collects_all),
+    Mutation("card_after_settlement", _card_after_settlement),
+    Mutation("hit_after_stand", _hit_after_stand),
+    Mutation("late_stand", _late_stand),
+    Mutation("play_after_dealer_blackjack", _play_after_dealer_blackjack),
 ]
 
 

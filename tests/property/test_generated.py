@@ -279,6 +279,38 @@ def test_mutation_gives_exactly_its_findings(corpus: Corpus, mutation: Mutation)
     )
 
 
+STATE_OF_PLAY_FAULTS = {
+    "card_after_settlement": "a card, with or without a hit, to a hand already settled",
+    "hit_after_stand": "a hit and its card on a hand that stood",
+    "late_stand": "a stand recorded after a card went to another hand (split hands, later boxes, the dealer)",
+    "play_after_dealer_blackjack": "a hit or card after the peek showed the dealer's blackjack",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATE_OF_PLAY_FAULTS))
+def test_state_of_play_faults_give_exactly_their_findings_in_both_jurisdictions(
+    corpus: Corpus, name: str
+) -> None:
+    """The faults of section 2.1, injected into legal rounds of each jurisdiction where they apply: exactly the
+    findings the mutation names (the parametrized test above also runs them; this one insists on volume)."""
+    mutation = next(m for m in MUTATIONS if m.name == name)
+    rng = random.Random(f"state:{name}")
+    applied: collections.Counter[str] = collections.Counter()
+    for doc in corpus.compliant():
+        j = doc["jurisdiction"]
+        if applied[j] >= 150:
+            continue
+        out = mutation.apply(doc, rng)
+        if out is None:
+            continue
+        new, expected = out
+        assert sorted(_fired(new), key=_key) == sorted(expected, key=_key), json.dumps(new)
+        applied[j] += 1
+    assert applied["US-NJ"] >= 30, applied
+    if name != "play_after_dealer_blackjack":  # NZ tables in the corpus deal no hole card, so never peek
+        assert applied["NZ"] >= 30, applied
+
+
 def test_every_mutation_is_exercised(corpus: Corpus) -> None:
     rng = random.Random(11)
     sources = corpus.compliant()

@@ -188,6 +188,26 @@ NJ_CASES: list[Case] = [
         "hit_on_21",
         want("13:69F-2.12(a)1", 7, "1", "no card on 21", "drew 5C on 21"),
     ),
+    # Regression (found by the mutator): the card dealt to the blackjack after it was paid made the hand "live" again
+    # as the engine judged the dealer's stop on 13 with no live hand (an extra 13:69F-2.12(b)1 finding).
+    # 0-3 TC 7S AD 6C, 4 reveal (13; every hand decided, the dealer stops), 5 the blackjack paid, 6 a card to it
+    fires(
+        "13:69F-2.12(a)1",
+        "card dealt to a blackjack after it was paid; the dealer had stopped with no live hand",
+        nj(
+            [
+                deal("1", "TC"),
+                deal("dealer", "7S"),
+                deal("1", "AD"),
+                deal("dealer", "6C", "down"),
+                reveal("dealer", "6C"),
+                settle("1", "win", NJ_W * 3 // 2),
+                deal("1", "KS"),
+            ]
+        ),
+        "hit_on_21",
+        want("13:69F-2.12(a)1", 6, "1", "no card on 21", "drew KS on 21"),
+    ),
     # 0-3 TH 9C 8D 7S (18 against 9+7), 4 stand, 5 hit (the fault), 6 its card (20), 7 reveal, 8 dealer 2H (18),
     # 9 the hand as it stood then (20) wins
     fires(

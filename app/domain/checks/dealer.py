@@ -6,7 +6,7 @@ Roles: ``draw_s17``, ``draw_h17``, ``draw_6to5``, ``draw_hand_dealt``, ``draw_un
 from __future__ import annotations
 
 from app.domain.cards import VALUES as _VALUE
-from app.domain.cards import hand_total
+from app.domain.cards import hand_total, is_natural
 from app.domain.checks.outcome import dealer_facts, draw_regime, expect, judged_dealer, pays_six_five, stands
 from app.domain.checks.words import verb
 from app.domain.model import Settle
@@ -19,8 +19,9 @@ _END = 1 << 30
 
 
 def live(t: Trace, before: int) -> bool:
-    """Whether any player hand's outcome still depends on the dealer's total (its cards dealt before ``before``
-    neither bust it nor make it a blackjack, and it was neither surrendered nor paid even money)."""
+    """Whether any player hand's outcome still depends on the dealer's total: by the cards it held before event
+    ``before`` (or before it was settled, when that came first: later cards are faults of their own), it is neither
+    busted nor a blackjack, and it was neither surrendered nor paid even money."""
     for h in t.hand_list:
         if h.surrendered_at is not None or h.even_money is not None:
             continue
@@ -30,14 +31,22 @@ def live(t: Trace, before: int) -> bool:
                 r = h.revealed_at(dc[1])
                 if r is None or r > before:
                     return True  # 19:47-2.10(c): nobody knows yet whether a face-down double card busted the hand
+        cut = before if h.settled_at is None or h.settled_at > before else h.settled_at
         n = hard = 0
         for c, e in zip(h.cards, h.events, strict=True):
-            if e >= before:
+            if e >= cut:
                 break
             n += 1
             hard += _VALUE[c[0]]
-        if n == 0 or hard > 21 or (n == 2 and h.blackjack):
+        if n == 0 or hard > 21:
             continue
+        if (
+            n == 2
+            and hard == 11
+            and (h.seat_split_at is None or h.seat_split_at > cut)
+            and is_natural(h.cards[:2])
+        ):
+            continue  # a blackjack
         return True
     return False
 
