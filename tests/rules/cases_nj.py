@@ -33,7 +33,7 @@ from tests.builders import (
     stand,
     surrender,
 )
-from tests.rules.case import Case, fire, quiet
+from tests.rules.case import Case, fires, quiet, want
 
 W = 2500
 """The original wager on every box (cents)."""
@@ -320,12 +320,12 @@ def stands_against(
 CASES: list[Case] = [
     # ------------------------------------------------------------------------------------------------------------
     # 13:69F-2.12(a): a player draws only below 21
-    fire(
+    fires(
         "13:69F-2.12(a)",
         "card dealt to a hand that had already busted",
         busted_hand(extra="3H"),
-        6,
         "hit_over_21",
+        want("13:69F-2.12(a)", 6, "1", "draws only below 21", "drew 3H on 25"),
     ),
     quiet("13:69F-2.12(a)", "busted hand collected, no further card", busted_hand()),
     quiet(
@@ -342,20 +342,26 @@ CASES: list[Case] = [
         ),
     ),
     # 13:69F-2.12(a)1: no draw on a blackjack or a hard or soft 21
-    fire("13:69F-2.12(a)1", "card dealt on a soft 21", soft_21(extra="9H"), 6, "hit_on_21"),
-    fire(
+    fires(
+        "13:69F-2.12(a)1",
+        "card dealt on a soft 21",
+        soft_21(extra="9H"),
+        "hit_on_21",
+        want("13:69F-2.12(a)1", 6, "1", "no card on 21", "drew 9H on 21"),
+    ),
+    fires(
         "13:69F-2.12(a)1",
         "card dealt to a blackjack",
         nj([*opening("AH", "9C", "KD", "8S"), deal("1", "5C"), *dealer_plays("8S"), settle("1", "lose", W)]),
-        4,
         "hit_on_21",
+        want("13:69F-2.12(a)1", 4, "1", "no card on 21", "drew 5C on 21"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(a)1",
         "card dealt on a two-card 21 after splitting tens",
         split_tens(extra="4H"),
-        6,
         "hit_on_21",
+        want("13:69F-2.12(a)1", 6, "1", "no card on 21", "drew 4H on 21"),
     ),
     quiet("13:69F-2.12(a)1", "stands on a soft 21", soft_21(extra=None)),
     quiet(
@@ -365,7 +371,7 @@ CASES: list[Case] = [
     ),
     quiet("13:69F-2.12(a)1", "two-card 21 after a split stands and is paid 1 to 1", split_tens()),
     # 13:69F-2.12(a)2: one and only one card to a doubled hand
-    fire(
+    fires(
         "13:69F-2.12(a)2",
         "second card dealt to a doubled hand",
         nj(
@@ -378,10 +384,10 @@ CASES: list[Case] = [
                 settle("1", "win", 2 * W),
             ]
         ),
-        6,
         "double_one_card",
+        want("13:69F-2.12(a)2", 6, "1", "one card after the double", "7H as an extra card"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(a)2",
         "doubled hand never dealt its card",
         nj(
@@ -392,8 +398,8 @@ CASES: list[Case] = [
                 settle("1", "lose", 2 * W),
             ]
         ),
-        None,
         "double_one_card",
+        want("13:69F-2.12(a)2", None, "1", "one card after the double", "no card"),
     ),
     quiet(
         "13:69F-2.12(a)2",
@@ -401,7 +407,7 @@ CASES: list[Case] = [
         nj([*double_11(), *dealer_plays("7S", "4C"), settle("1", "win", 2 * W)]),
     ),
     # 13:69F-2.12(a)3 and 2.11(c)2: split aces get one card each (one fault, both provisions)
-    fire(
+    fires(
         "13:69F-2.12(a)3",
         "hit on a split ace",
         nj(
@@ -416,11 +422,13 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        6,
         "split_aces_draw",
-        also=(("13:69F-2.11(c)2", 6),),
+        want("13:69F-2.11(c)2", 6, "1", "no further card", "3H"),
+        want("13:69F-2.12(a)3", 6, "1", "no further card", "3H"),
     ),
-    fire(
+    fires(
+        # Spec section 2.1: the double on the complete split ace is the finding (event 6); the card that answers it
+        # is the same fault, not a second finding.
         "13:69F-2.11(c)2",
         "double down on a split ace",
         nj(
@@ -436,11 +444,9 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        # Spec section 2.1: the double on the complete split ace is the finding (event 6); the card that answers it
-        # is the same fault, not a second finding.
-        6,
         "split_aces_more",
-        also=(("13:69F-2.12(a)3", 6),),
+        want("13:69F-2.11(c)2", 6, "1", "no further card", "double down"),
+        want("13:69F-2.12(a)3", 6, "1", "no further card", "double down"),
     ),
     quiet(
         "13:69F-2.12(a)3",
@@ -474,26 +480,26 @@ CASES: list[Case] = [
     ),
     # ------------------------------------------------------------------------------------------------------------
     # 13:69F-2.12(b)1: dealer stands on all 17s (this table's option)
-    fire(
+    fires(
         "13:69F-2.12(b)1",
         "dealer draws on hard 17",
         stands_against(("KH", "QD"), "TC", "7S", "2H", result="win", amount=W),
-        6,
         "draw_s17",
+        want("13:69F-2.12(b)1", 6, "dealer", "stand on hard 17", "drew 2H"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(b)1",
         "dealer draws on soft 17",
         stands_against(("TH", "8D"), "6C", "AS", "4H", result="lose", amount=W),
-        6,
         "draw_s17",
+        want("13:69F-2.12(b)1", 6, "dealer", "stand on soft 17", "drew 4H", 5000),
     ),
-    fire(
+    fires(
         "13:69F-2.12(b)1",
         "dealer stops on 16 with a live hand",
         stands_against(("TH", "8D"), "6C", "TS", result="win", amount=W),
-        None,
         "draw_s17",
+        want("13:69F-2.12(b)1", None, "dealer", "draw on hard 16", "stood"),
     ),
     quiet(
         "13:69F-2.12(b)1",
@@ -511,19 +517,19 @@ CASES: list[Case] = [
         stands_against(("TH", "8D"), "5C", "AS", "AH", result="win", amount=W),
     ),
     # 13:69F-2.12(b)2: dealer hits soft 17 (the table's option)
-    fire(
+    fires(
         "13:69F-2.12(b)2",
         "hit-soft-17 table: dealer stands on soft 17",
         stands_against(("TH", "8D"), "6C", "AS", result="win", amount=W, **H17),
-        None,
         "draw_h17",
+        want("13:69F-2.12(b)2", None, "dealer", "draw on soft 17", "stood"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(b)2",
         "hit-soft-17 table: dealer draws on hard 17",
         stands_against(("TH", "9D"), "7C", "TS", "2H", result="push", amount=0, **H17),
-        6,
         "draw_h17",
+        want("13:69F-2.12(b)2", 6, "dealer", "stand on hard 17", "drew 2H", 2500),
     ),
     quiet(
         "13:69F-2.12(b)2",
@@ -536,19 +542,19 @@ CASES: list[Case] = [
         stands_against(("TH", "9D"), "7C", "AS", result="win", amount=W, **H17),
     ),
     # 13:69F-2.12(b): option unknown; only what both options require is checked
-    fire(
+    fires(
         "13:69F-2.12(b)",
         "no option known: dealer draws on hard 17",
         stands_against(("TH", "9D"), "7C", "TS", "2H", result="push", amount=0, rules=UNKNOWN_OPTION),
-        6,
         "draw_unknown",
+        want("13:69F-2.12(b)", 6, "dealer", "stand on hard 17", "drew 2H", 2500),
     ),
-    fire(
+    fires(
         "13:69F-2.12(b)",
         "no option known: dealer stops on 16",
         stands_against(("TH", "8D"), "6C", "TS", result="win", amount=W, rules=UNKNOWN_OPTION),
-        None,
         "draw_unknown",
+        want("13:69F-2.12(b)", None, "dealer", "draw on hard 16", "stood"),
     ),
     quiet(
         "13:69F-2.12(b)",
@@ -561,14 +567,14 @@ CASES: list[Case] = [
         stands_against(("TH", "8D"), "6C", "AS", "4H", result="lose", amount=W, rules=UNKNOWN_OPTION),
     ),
     # 13:69F-2.12(c): no needless dealer draw
-    fire(
+    fires(
         "13:69F-2.12(c)",
         "dealer draws after every player hand busted",
         two_busts(dealer_draw=True),
-        11,
         "needless_draw",
+        want("13:69F-2.12(c)", 11, "dealer", "no further dealer card", "drew 4H"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(c)",
         "dealer draws when one hand busted and the other was a paid blackjack",
         nj(
@@ -581,8 +587,8 @@ CASES: list[Case] = [
             ],
             seats=two_seats(),
         ),
-        10,
         "needless_draw",
+        want("13:69F-2.12(c)", 10, "dealer", "no further dealer card", "drew 4H"),
     ),
     quiet(
         "13:69F-2.12(c)",
@@ -605,14 +611,14 @@ CASES: list[Case] = [
         ),
     ),
     # 13:69F-2.12(d): the 6 to 5 variation hits soft 17
-    fire(
+    fires(
         "13:69F-2.12(d)",
         "6 to 5 table: dealer stands on soft 17",
         stands_against(("TH", "8D"), "6C", "AS", result="win", amount=W, **SIX_FIVE),
-        None,
         "draw_6to5",
+        want("13:69F-2.12(d)", None, "dealer", "draw on soft 17", "stood"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(d)",
         "6 to 5 table with no soft-17 election: dealer stands on soft 17",
         stands_against(
@@ -623,17 +629,17 @@ CASES: list[Case] = [
             amount=W,
             rules={**UNKNOWN_OPTION, "blackjack_pays": "6:5"},
         ),
-        None,
         "draw_6to5",
+        want("13:69F-2.12(d)", None, "dealer", "draw on soft 17", "stood"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(d)",
         "6 to 5 table elects to stand on soft 17",
         stands_against(
             ("TH", "QD"), "9C", "TS", result="win", amount=W, blackjack_pays="6:5", dealer_soft_17="stand"
         ),
-        None,
         "elect_6to5_soft17",
+        want("13:69F-2.12(d)", None, None, "hit soft 17", "stand on soft 17"),
     ),
     quiet(
         "13:69F-2.12(d)",
@@ -646,19 +652,19 @@ CASES: list[Case] = [
         stands_against(("TH", "8D"), "7C", "TS", result="win", amount=W, **SIX_FIVE),
     ),
     # 13:69F-2.12(e): a hand-dealt game may elect hit soft 17
-    fire(
+    fires(
         "13:69F-2.12(e)",
         "hand-dealt hit-soft-17 table: dealer stands on soft 17",
         stands_against(("TH", "8D"), "6C", "AS", result="win", amount=W, **HAND_DEALT, **H17),
-        None,
         "draw_hand_dealt",
+        want("13:69F-2.12(e)", None, "dealer", "draw on soft 17", "stood"),
     ),
-    fire(
+    fires(
         "13:69F-2.12(e)",
         "hand-dealt hit-soft-17 table: dealer draws on soft 18",
         stands_against(("TH", "8D"), "7C", "AS", "2H", result="lose", amount=W, **HAND_DEALT, **H17),
-        6,
         "draw_hand_dealt",
+        want("13:69F-2.12(e)", 6, "dealer", "stand on soft 18", "drew 2H", 2500),
     ),
     quiet(
         "13:69F-2.12(e)",
@@ -672,7 +678,7 @@ CASES: list[Case] = [
     ),
     # ------------------------------------------------------------------------------------------------------------
     # 19:47-2.10(a): double on the first two cards, not on 21, for no more than the original wager
-    fire(
+    fires(
         "19:47-2.10(a)",
         "double down on three cards",
         nj(
@@ -685,10 +691,10 @@ CASES: list[Case] = [
                 settle("1", "win", 2 * W),
             ]
         ),
-        5,
         "double_when",
+        want("19:47-2.10(a)", 5, "1", "first two cards", "3 cards"),
     ),
-    fire(
+    fires(
         "19:47-2.10(a)",
         "double down on a blackjack",
         nj(
@@ -700,10 +706,10 @@ CASES: list[Case] = [
                 settle("1", "lose", 2 * W),
             ]
         ),
-        4,
         "double_on_21",
+        want("19:47-2.10(a)", 4, "1", "no double on blackjack or 21", "double on AH+KD"),
     ),
-    fire(
+    fires(
         "19:47-2.10(a)",
         "double down on a two-card 21 after splitting tens",
         nj(
@@ -719,15 +725,15 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        6,
         "double_on_21",
+        want("19:47-2.10(a)", 6, "1", "no double on blackjack or 21", "double on TH+AC"),
     ),
-    fire(
+    fires(
         "19:47-2.10(a)",
         "double for more than the original wager",
         nj([*double_11(amount=3000), *dealer_plays("7S", "4C"), settle("1", "win", W + 3000)]),
-        4,
         "double_amount",
+        want("19:47-2.10(a)", 4, "1", "1..2500", 3000),
     ),
     quiet(
         "19:47-2.10(a)",
@@ -764,19 +770,19 @@ CASES: list[Case] = [
         ),
     ),
     # 19:47-2.10(b): dealer blackjack after a double collects only the original wager
-    fire(
+    fires(
         "19:47-2.10(b)",
         "no-peek game: double and the dealer's blackjack collected",
         no_peek_double(2 * W),
-        7,
         "dealer_bj_after_double",
+        want("19:47-2.10(b)", 7, "1", -2500, -5000, 2500),
     ),
-    fire(
+    fires(
         "19:47-2.10(b)",
         "no-peek game: doubled hand busts, then dealer blackjack, double collected",
         no_peek_double(2 * W, busts=True),
-        7,
         "dealer_bj_after_double",
+        want("19:47-2.10(b)", 7, "1", -2500, -5000, 2500),
     ),
     quiet(
         "19:47-2.10(b)",
@@ -809,7 +815,7 @@ CASES: list[Case] = [
     # Regression: with a split seat the engine judges the seat's total only and cites 2.11(d) at the last
     # settlement; here the split wager was returned (2.11(d) kept) and the doubled hand paid its double, which
     # 19:47-2.10(b) forbids ("shall not collect the additional amount wagered in doubling down").
-    fire(
+    fires(
         "19:47-2.10(b)",
         "no-peek game: double after split, dealer blackjack, the double collected",
         nj(
@@ -826,11 +832,11 @@ CASES: list[Case] = [
             ],
             **NO_PEEK,
         ),
-        10,
         "dealer_bj_after_double",
+        want("19:47-2.10(b)", 10, "1", -2500, -5000, 2500),
     ),
     # 19:47-2.10(c): the double card face up unless elected otherwise; a face-down card turned up at settlement
-    fire(
+    fires(
         "19:47-2.10(c)",
         "face-up table deals the double card face down",
         nj(
@@ -841,17 +847,17 @@ CASES: list[Case] = [
                 settle("1", "win", 2 * W),
             ]
         ),
-        5,
         "double_card_face",
+        want("19:47-2.10(c)", 5, "1", "face up", "face down"),
     ),
-    fire(
+    fires(
         "19:47-2.10(c)",
         "face-down table deals the double card face up",
         nj([*double_11(), *dealer_plays("7S", "4C"), settle("1", "win", 2 * W)], double_card="face_down"),
-        5,
         "double_card_face",
+        want("19:47-2.10(c)", 5, "1", "face down", "face up"),
     ),
-    fire(
+    fires(
         "19:47-2.10(c)",
         "face-down double card turned up before the dealer drew",
         nj(
@@ -863,20 +869,20 @@ CASES: list[Case] = [
             ],
             double_card="face_down",
         ),
-        6,
         "double_card_reveal",
+        want("19:47-2.10(c)", 6, "1", "after event 8", "event 6"),
     ),
-    fire(
+    fires(
         "19:47-2.10(c)",
         "face-down double card never turned up",
         nj(
             [*double_11(card_face="down"), *dealer_plays("7S", "4C"), settle("1", "win", 2 * W)],
             double_card="face_down",
         ),
-        8,
         "double_card_reveal",
+        want("19:47-2.10(c)", 8, "1", "card turned up at settlement", "never revealed"),
     ),
-    fire(
+    fires(
         "19:47-2.10(c)",
         "hand settled before its face-down double card was turned up",
         nj(
@@ -888,14 +894,16 @@ CASES: list[Case] = [
             ],
             double_card="face_down",
         ),
-        8,
         "double_card_reveal",
+        want(
+            "19:47-2.10(c)", 8, "1", "card turned up at settlement", "settled at event 8, revealed at event 9"
+        ),
     ),
     # Regression: the engine takes the dealer's last *dealt* card (the hole card, event 3) as the end of the
     # dealer's play, so a double card turned up before the hole card is turned (dealer stands pat) passes. The
     # seed requires it turned up "after the dealer has drawn additional cards ... and at such time as the
     # player's wagers are to be settled in rotation at the conclusion of the round of play".
-    fire(
+    fires(
         "19:47-2.10(c)",
         "face-down double card turned up before the dealer's hole card (dealer stands pat)",
         nj(
@@ -909,8 +917,8 @@ CASES: list[Case] = [
             ],
             double_card="face_down",
         ),
-        6,
         "double_card_reveal",
+        want("19:47-2.10(c)", 6, "1", "after event 7", "event 6"),
     ),
     quiet(
         "19:47-2.10(c)",
@@ -961,7 +969,7 @@ CASES: list[Case] = [
         ),
     ),
     # 19:47-2.10(d): only a 6 to 5 table may prohibit doubling after splitting
-    fire(
+    fires(
         "19:47-2.10(d)",
         "6 to 5 table without doubling after splitting: double on a split hand",
         nj(
@@ -978,15 +986,15 @@ CASES: list[Case] = [
             **SIX_FIVE,
             double_after_split=False,
         ),
-        6,
         "das_prohibited_6to5",
+        want("19:47-2.10(d)", 6, "1", "no double after split", "double of 2500"),
     ),
-    fire(
+    fires(
         "19:47-2.10(d)",
         "3 to 2 table prohibits doubling after splitting",
         plain(double_after_split=False),
-        None,
         "elect_das",
+        want("19:47-2.10(d)", None, None, "doubling after splitting allowed", "prohibited"),
     ),
     quiet(
         "19:47-2.10(d)",
@@ -1025,7 +1033,7 @@ CASES: list[Case] = [
     ),
     # ------------------------------------------------------------------------------------------------------------
     # 13:69F-2.11(a): split only a pair of identical value, for a wager equal to the original
-    fire(
+    fires(
         "13:69F-2.11(a)",
         "split of an 8 and a 9",
         nj(
@@ -1039,10 +1047,10 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        4,
         "split_pair",
+        want("13:69F-2.11(a)", 4, "1", "two cards of identical value", "8H+9D"),
     ),
-    fire(
+    fires(
         "13:69F-2.11(a)",
         "split of a pair after drawing a third card",
         nj(
@@ -1058,10 +1066,10 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        5,
         "split_pair",
+        want("13:69F-2.11(a)", 5, "1", "split on the first two cards", "3 cards"),
     ),
-    fire(
+    fires(
         "13:69F-2.11(a)",
         "split for less than the original wager",
         nj(
@@ -1074,8 +1082,8 @@ CASES: list[Case] = [
                 settle("1.2", "win", 1000),
             ]
         ),
-        4,
         "split_amount",
+        want("13:69F-2.11(a)", 4, "1", 2500, 1000),
     ),
     quiet(
         "13:69F-2.11(a)",
@@ -1096,7 +1104,7 @@ CASES: list[Case] = [
     # Regression: check_split_order decides whether hand 1 is the waiting "parent" from its *final* cards
     # (it does receive its second card later, at event 6), not from its cards at event 5, so dealing hand 1.2
     # first passes.
-    fire(
+    fires(
         "13:69F-2.11(b)",
         "second split hand dealt to before the first has its second card",
         nj(
@@ -1109,10 +1117,12 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        5,
         "split_order",
+        want("13:69F-2.11(b)", 5, "1", "next card to 1", "card to 1.2"),
     ),
-    fire(
+    fires(
+        # Spec section 2.1: reported at the card that went to the other hand (1.2, event 6); the later card to
+        # hand 1 shows hand 1 was not complete then, and is not a finding of its own.
         "13:69F-2.11(b)",
         "first split hand dealt to again after play moved on",
         nj(
@@ -1126,12 +1136,16 @@ CASES: list[Case] = [
                 settle("1.2", "win", W),
             ]
         ),
-        # Spec section 2.1: reported at the card that went to the other hand (1.2, event 6); the later card to
-        # hand 1 shows hand 1 was not complete then, and is not a finding of its own.
-        6,
         "split_order",
+        want(
+            "13:69F-2.11(b)",
+            6,
+            "1",
+            "hand 1 completed before any card to hand 1.2",
+            "card to hand 1.2, then a card on hand 1 at event 7",
+        ),
     ),
-    fire(
+    fires(
         "13:69F-2.11(b)",
         "next seat dealt to while a split hand waits for its second card",
         nj(
@@ -1148,8 +1162,8 @@ CASES: list[Case] = [
             ],
             seats=two_seats(),
         ),
-        8,
         "split_order",
+        want("13:69F-2.11(b)", 8, "1.2", "next card to 1.2", "card to 2"),
     ),
     quiet(
         "13:69F-2.11(b)",
@@ -1184,7 +1198,7 @@ CASES: list[Case] = [
         ),
     ),
     # 13:69F-2.11(c)1: no resplit unless offered under 2.11(e)
-    fire(
+    fires(
         "13:69F-2.11(c)1",
         "resplit at a table that does not offer it",
         nj(
@@ -1199,8 +1213,8 @@ CASES: list[Case] = [
                 *(settle(h, "win", W) for h in ("1", "1.2", "1.3")),
             ]
         ),
-        6,
         "resplit_not_elected",
+        want("13:69F-2.11(c)1", 6, "1", "at most 2 hands", "3 hands"),
     ),
     quiet(
         "13:69F-2.11(c)1",
@@ -1236,12 +1250,12 @@ CASES: list[Case] = [
         ),
     ),
     # 13:69F-2.11(d): dealer blackjack after a split collects only the original wager
-    fire(
+    fires(
         "13:69F-2.11(d)",
         "no-peek game: dealer blackjack after a split collects both wagers",
         no_peek_split(settle("1.2", "lose", W)),
-        9,
         "dealer_bj_after_split",
+        want("13:69F-2.11(d)", 9, "1", -2500, -5000, 2500),
     ),
     quiet(
         "13:69F-2.11(d)",
@@ -1254,10 +1268,14 @@ CASES: list[Case] = [
         no_peek_split(settle("1.2", "lose", 0)),
     ),
     # 13:69F-2.11(e): resplit limits (4 hands up to six boxes, 3 at seven), aces once if so elected
-    fire(
-        "13:69F-2.11(e)", "seven-box table: resplit to a fourth hand", four_hands(boxes=7), 8, "resplit_limit"
+    fires(
+        "13:69F-2.11(e)",
+        "seven-box table: resplit to a fourth hand",
+        four_hands(boxes=7),
+        "resplit_limit",
+        want("13:69F-2.11(e)", 8, "1", "at most 3 hands", "4 hands"),
     ),
-    fire(
+    fires(
         "13:69F-2.11(e)",
         "six-box table: resplit to a fifth hand",
         nj(
@@ -1280,22 +1298,22 @@ CASES: list[Case] = [
             resplit=True,
             boxes=6,
         ),
-        10,
         "resplit_limit",
+        want("13:69F-2.11(e)", 10, "1", "at most 4 hands", "5 hands"),
     ),
-    fire(
+    fires(
         "13:69F-2.11(e)",
         "aces resplit where the table prohibits it",
         aces_resplit(resplit_aces=False),
-        6,
         "resplit_aces",
+        want("13:69F-2.11(e)", 6, "1", "aces split once", "aces resplit"),
     ),
-    fire(
+    fires(
         "13:69F-2.11(e)",
         "resplitting offered at an eight-box table",
         plain(resplit=True, boxes=8),
-        None,
         "elect_resplit",
+        want("13:69F-2.11(e)", None, None, "at most 7 boxes", 8),
     ),
     quiet("13:69F-2.11(e)", "six-box table: resplit to four hands", four_hands(boxes=6)),
     quiet("13:69F-2.11(e)", "aces resplit where the table allows it", aces_resplit()),
@@ -1319,21 +1337,21 @@ CASES: list[Case] = [
     ),
     # ------------------------------------------------------------------------------------------------------------
     # 13:69F-2.17(a): a $1.00 additional wager, of the one type the table offers
-    fire(
+    fires(
         "13:69F-2.17(a)",
         "additional wager at a table that offers none",
         same_suit("6H", ("win", SIDE), additional_wager="none"),
-        None,
         "additional_type",
+        want("13:69F-2.17(a)", None, "1", "no additional wager", "same_suit"),
     ),
-    fire(
+    fires(
         "13:69F-2.17(a)",
         "same-suit wager at an over/under-13 table",
         same_suit("6C", ("lose", SIDE), additional_wager="over_under_13"),
-        None,
         "additional_type",
+        want("13:69F-2.17(a)", None, "1", "over_under_13", "same_suit"),
     ),
-    fire(
+    fires(
         "13:69F-2.17(a)",
         "additional wager of $5",
         nj(
@@ -1347,8 +1365,8 @@ CASES: list[Case] = [
             seats=with_side("same_suit", 500),
             additional_wager="same_suit",
         ),
-        None,
         "additional_amount",
+        want("13:69F-2.17(a)", None, "1", 100, 500),
     ),
     quiet(
         "13:69F-2.17(a)",
@@ -1356,33 +1374,33 @@ CASES: list[Case] = [
         same_suit("6C", ("lose", SIDE)),
     ),
     # 13:69F-2.17(b): outcomes (over/under with an ace counted one; seven among player's two + dealer's first)
-    fire(
+    fires(
         "13:69F-2.17(b)",
         "same-suit wager on two hearts collected",
         same_suit("6H", ("lose", SIDE)),
-        4,
         "additional_outcome",
+        want("13:69F-2.17(b)", 4, "1", "win", "lose"),
     ),
-    fire(
+    fires(
         "13:69F-2.17(b)",
         "over 13 paid on A+3 (the ace counts one: 4)",
         over_under("over_13", "AH", "3D", "4C", ("win", SIDE)),
-        4,
         "additional_outcome",
+        want("13:69F-2.17(b)", 4, "1", "lose", "win", -200),
     ),
-    fire(
+    fires(
         "13:69F-2.17(b)",
         "under 13 collected on A+2 (the ace counts one: 3, not 13)",
         over_under("under_13", "AH", "2D", "5C", ("lose", SIDE)),
-        4,
         "additional_outcome",
+        want("13:69F-2.17(b)", 4, "1", "win", "lose"),
     ),
-    fire(
+    fires(
         "13:69F-2.17(b)",
         "seven wager collected though the dealer's first card is a seven",
         seven_wager("7S", "TC", "9D", "4C", ("lose", SIDE)),
-        4,
         "additional_outcome",
+        want("13:69F-2.17(b)", 4, "1", "win", "lose"),
     ),
     quiet("13:69F-2.17(b)", "same-suit wager on two hearts paid", same_suit("6H", ("win", SIDE))),
     quiet("13:69F-2.17(b)", "under 13 paid on A+2", over_under("under_13", "AH", "2D", "5C", ("win", SIDE))),
@@ -1400,21 +1418,21 @@ CASES: list[Case] = [
         seven_wager("9C", "8S", "9D", "7C", ("lose", SIDE)),
     ),
     # 13:69F-2.17(c): over/under 13 loses on exactly 13
-    fire(
+    fires(
         "13:69F-2.17(c)",
         "over 13 paid on 6+7",
         over_under("over_13", "6H", "7D", "5C", ("win", SIDE)),
-        4,
         "additional_13",
+        want("13:69F-2.17(c)", 4, "1", "lose", "win", -200),
     ),
     # Regression: a losing additional wager returned (push, 0) is read as "not paid", hence correct; the
     # wager loses on exactly 13 and must be collected.
-    fire(
+    fires(
         "13:69F-2.17(c)",
         "over 13 on 6+7 returned as a push",
         over_under("over_13", "6H", "7D", "5C", ("push", 0)),
-        4,
         "additional_13",
+        want("13:69F-2.17(c)", 4, "1", "lose", "push", -100),
     ),
     quiet(
         "13:69F-2.17(c)",
@@ -1426,14 +1444,14 @@ CASES: list[Case] = [
     ),
     quiet("13:69F-2.17(c)", "over 13 paid on K+4", over_under("over_13", "KH", "4D", "4C", ("win", SIDE))),
     # 13:69F-2.17(d): losing additional wagers collected after each player's second card, before any further card
-    fire(
+    fires(
         "13:69F-2.17(d)",
         "losing additional wager collected after a hit card",
         same_suit("6C", ("lose", SIDE), late=True),
-        5,
         "additional_timing",
+        want("13:69F-2.17(d)", 5, "1", "after event 2, before event 4", "event 5"),
     ),
-    fire(
+    fires(
         "13:69F-2.17(d)",
         "losing additional wager collected before the next seat's second card",
         nj(
@@ -1452,8 +1470,8 @@ CASES: list[Case] = [
             seats=[seat(1, W, ("same_suit", SIDE)), seat(2, W)],
             additional_wager="same_suit",
         ),
-        4,
         "additional_timing",
+        want("13:69F-2.17(d)", 4, "1", "after event 5", "event 4"),
     ),
     quiet(
         "13:69F-2.17(d)",
@@ -1471,19 +1489,19 @@ CASES: list[Case] = [
         ),
     ),
     # 13:69F-2.2(a)1 and (a)3: minimum decks
-    fire(
+    fires(
         "13:69F-2.2(a)1",
         "hand-dealt game with six decks",
         plain(dealt_from="hand", decks=6),
-        None,
         "elect_decks_hand_dealt",
+        want("13:69F-2.2(a)1", None, None, "1 or 2 decks", 6),
     ),
-    fire(
+    fires(
         "13:69F-2.2(a)3",
         "seven wager offered with two decks",
         plain(additional_wager="seven", decks=2),
-        None,
         "elect_decks_seven",
+        want("13:69F-2.2(a)3", None, None, "at least 4 decks", 2),
     ),
     quiet("13:69F-2.2(a)1", "hand-dealt double deck", plain(**HAND_DEALT)),
     quiet("13:69F-2.2(a)1", "hand-dealt single deck", plain(dealt_from="hand", decks=1)),
@@ -1494,7 +1512,7 @@ CASES: list[Case] = [
     ),
     # ------------------------------------------------------------------------------------------------------------
     # uncited: settlement outcome (no NJ provision held)
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "busted hand paid because the dealer busted too",
         nj(
@@ -1508,38 +1526,38 @@ CASES: list[Case] = [
             ],
             seats=two_seats(),
         ),
-        10,
         "bust_loses",
+        want("uncited:settlement-outcome", 10, "1", -2500, 2500, -5000),
     ),
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "dealer busted, standing hand collected",
         stands_against(("TH", "7D"), "6C", "TS", "8H", result="lose", amount=W),
-        7,
         "dealer_bust",
+        want("uncited:settlement-outcome", 7, "1", 2500, -2500, 5000),
     ),
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "20 against the dealer's 18 pushed",
         stands_against(("TH", "QD"), "9C", "9S", result="push", amount=0),
-        6,
         "higher_total",
+        want("uncited:settlement-outcome", 6, "1", 2500, 0, 2500),
     ),
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "17 against the dealer's 19 paid",
         stands_against(("TH", "7D"), "9C", "TS", result="win", amount=W),
-        6,
         "lower_total",
+        want("uncited:settlement-outcome", 6, "1", -2500, 2500, -5000),
     ),
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "19 against the dealer's 19 collected",
         stands_against(("TH", "9D"), "9C", "TS", result="lose", amount=W),
-        6,
         "equal_totals",
+        want("uncited:settlement-outcome", 6, "1", 0, -2500, 2500),
     ),
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "blackjack pushed against the dealer's three-card 21",
         nj(
@@ -1552,18 +1570,18 @@ CASES: list[Case] = [
             ],
             seats=two_seats(),
         ),
-        9,
         "bj_beats_21",
+        want("uncited:settlement-outcome", 9, "1", 3750, 0, 3750),
     ),
-    fire(
+    fires(
         "uncited:settlement-outcome",
         "no-peek game: three-card 21 pushed against a dealer blackjack",
         nj(
             [*opening("5H", "AS", "6C", "KD"), deal("1", "TD"), *dealer_plays("KD"), settle("1", "push", 0)],
             **NO_PEEK,
         ),
-        6,
         "dealer_bj_beats_21",
+        want("uncited:settlement-outcome", 6, "1", -2500, 0, -2500),
     ),
     quiet(
         "uncited:settlement-outcome",
@@ -1628,19 +1646,19 @@ CASES: list[Case] = [
         ),
     ),
     # uncited: a win pays 1 to 1
-    fire(
+    fires(
         "uncited:win-pays-1-to-1",
         "doubled hand paid on the original wager only",
         nj([*double_11(), *dealer_plays("7S", "4C"), settle("1", "win", W)]),
-        8,
         "win_odds",
+        want("uncited:win-pays-1-to-1", 8, "1", 5000, 2500, 2500),
     ),
-    fire(
+    fires(
         "uncited:win-pays-1-to-1",
         "two-card 21 after a split paid 3 to 2 as if a blackjack",
         split_tens(pays_1=BJ_3_2),
-        8,
         "win_odds",
+        want("uncited:win-pays-1-to-1", 8, "1", 2500, 3750, -1250),
     ),
     quiet(
         "uncited:win-pays-1-to-1",
@@ -1649,14 +1667,14 @@ CASES: list[Case] = [
     ),
     quiet("uncited:win-pays-1-to-1", "two-card 21 after a split paid 1 to 1", split_tens()),
     # uncited: a loss collects the stake
-    fire(
+    fires(
         "uncited:lose-collects-stake",
         "losing hand collected twice over",
         stands_against(("TH", "7D"), "9C", "TS", result="lose", amount=2 * W),
-        6,
         "lose_amount",
+        want("uncited:lose-collects-stake", 6, "1", -2500, -5000, 2500),
     ),
-    fire(
+    fires(
         "uncited:lose-collects-stake",
         "losing insurance collected as the whole wager",
         nj(
@@ -1670,8 +1688,8 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        6,
         "lose_amount",
+        want("uncited:lose-collects-stake", 6, "1", -1250, -2500, 1250),
     ),
     quiet(
         "uncited:lose-collects-stake",
@@ -1679,33 +1697,33 @@ CASES: list[Case] = [
         stands_against(("TH", "7D"), "9C", "TS", result="lose", amount=W),
     ),
     # uncited: blackjack odds
-    fire(
+    fires(
         "uncited:blackjack-odds",
         "blackjack paid 1 to 1 against a dealer 9",
         nj([*opening("AH", "9C", "KD", "8S"), settle("1", "win", W), *dealer_plays("8S")]),
-        4,
         "bj_odds",
+        want("uncited:blackjack-odds", 4, "1", 3750, 2500, 1250),
     ),
-    fire(
+    fires(
         "uncited:blackjack-odds",
         "6 to 5 table pays a blackjack 3 to 2",
         nj([*opening("AH", "9C", "KD", "8S"), settle("1", "win", BJ_3_2), *dealer_plays("8S")], **SIX_FIVE),
-        4,
         "bj_odds",
+        want("uncited:blackjack-odds", 4, "1", 3000, 3750, -750),
     ),
-    fire(
+    fires(
         "uncited:blackjack-odds",
         "blackjack paid 1 to 1 against a dealer ten without blackjack",
         nj([*opening("AH", "KC", "KD", "7S"), peek(False), settle("1", "win", W), *dealer_plays("7S")]),
-        5,
         "bj_vs_dealer_ace_ten",
+        want("uncited:blackjack-odds", 5, "1", 3750, 2500, 1250),
     ),
-    fire(
+    fires(
         "uncited:blackjack-odds",
         "blackjack collected against a dealer blackjack",
         nj([*opening("AH", "AS", "KD", "KC"), peek(True), *dealer_plays("KC"), settle("1", "lose", W)]),
-        6,
         "bj_vs_dealer_ace_ten",
+        want("uncited:blackjack-odds", 6, "1", 0, -2500, 2500),
     ),
     quiet(
         "uncited:blackjack-odds",
@@ -1723,7 +1741,7 @@ CASES: list[Case] = [
         nj([*opening("AH", "AS", "KD", "KC"), peek(True), *dealer_plays("KC"), settle("1", "push", 0)]),
     ),
     # uncited: insurance offered against an ace, for at most half, before further cards
-    fire(
+    fires(
         "uncited:insurance",
         "insurance against a dealer king",
         nj(
@@ -1737,11 +1755,17 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        4,
         "insurance_when",
+        want("uncited:insurance", 4, "1", "dealer's up card an ace", "KS"),
     ),
-    fire("uncited:insurance", "insurance over half the wager", insured(1500), 4, "insurance_amount"),
-    fire(
+    fires(
+        "uncited:insurance",
+        "insurance over half the wager",
+        insured(1500),
+        "insurance_amount",
+        want("uncited:insurance", 4, "1", "at most 1250", 1500),
+    ),
+    fires(
         "uncited:insurance",
         "insurance placed after the player drew",
         nj(
@@ -1755,44 +1779,50 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        6,
         "insurance_timing",
+        want("uncited:insurance", 6, "1", "before event 5", "event 6"),
     ),
     quiet("uncited:insurance", "insurance of exactly half against an ace, lost", insured(HALF)),
     # uncited: insurance pays 2 to 1
-    fire(
+    fires(
         "uncited:insurance-pays-2-to-1",
         "winning insurance collected",
         insured_vs_blackjack("lose", HALF),
-        7,
         "insurance_outcome",
+        want("uncited:insurance-pays-2-to-1", 7, "1", 2500, -1250, 3750),
     ),
-    fire(
+    fires(
         "uncited:insurance-pays-2-to-1",
         "winning insurance paid 1 to 1",
         insured_vs_blackjack("win", HALF),
-        7,
         "insurance_odds",
+        want("uncited:insurance-pays-2-to-1", 7, "1", 2500, 1250, 1250),
     ),
     quiet("uncited:insurance-pays-2-to-1", "winning insurance paid 2 to 1", insured_vs_blackjack("win", W)),
     # uncited: even money
-    fire("uncited:even-money", "even money paid 3 to 2", even_money_round(BJ_3_2), 4, "even_money_amount"),
-    fire(
+    fires(
+        "uncited:even-money",
+        "even money paid 3 to 2",
+        even_money_round(BJ_3_2),
+        "even_money_amount",
+        want("uncited:even-money", 4, "1", 2500, 3750, -1250),
+    ),
+    fires(
+        # Even money is the settlement of the wager: paid where it is not allowed, it is judged as one. The
+        # blackjack against K+7 was due 3 to 2 (3750); 2500 was paid.
         "uncited:even-money",
         "even money against a dealer king",
         even_money_round(W, up="KS", hole="7C"),
-        4,
         "even_money_when",
-        # Even money is the settlement of the wager: paid where it is not allowed, it is judged as one. The
-        # blackjack against K+7 was due 3 to 2 (3750); 2500 was paid.
-        also=(("uncited:blackjack-odds", 4),),
+        want("uncited:blackjack-odds", 4, "1", 3750, 2500, 1250),
+        want("uncited:even-money", 4, "1", "player blackjack, dealer ace", "AH+KD vs KS"),
     ),
-    fire(
+    fires(
         "uncited:even-money",
         "even money on a 20",
         even_money_round(W, hole="7C", p=("TH", "QD")),
-        4,
         "even_money_when",
+        want("uncited:even-money", 4, "1", "player blackjack, dealer ace", "TH+QD vs AS"),
     ),
     quiet(
         "uncited:even-money",
@@ -1805,14 +1835,14 @@ CASES: list[Case] = [
         even_money_round(W, hole="KC"),
     ),
     # uncited: late surrender
-    fire(
+    fires(
         "uncited:surrender",
         "surrender at a table that offers none",
         surrendered(surrender="none"),
-        5,
         "surrender_not_offered",
+        want("uncited:surrender", 5, "1", "no surrender", "surrender"),
     ),
-    fire(
+    fires(
         "uncited:surrender",
         "surrender after drawing a card",
         nj(
@@ -1826,38 +1856,38 @@ CASES: list[Case] = [
             ],
             **LATE_SURRENDER,
         ),
-        6,
         "surrender_when",
+        want("uncited:surrender", 6, "1", "surrender on the first two cards", "surrender with 3 cards"),
     ),
-    fire(
+    fires(
         "uncited:surrender",
         "surrender collects the whole wager",
         surrendered(collected=W),
-        6,
         "surrender_amount",
+        want("uncited:surrender", 6, "1", -1250, -2500, 1250),
     ),
     quiet("uncited:surrender", "late surrender of 16 against a ten collects half", surrendered()),
     # uncited: every wager settled
-    fire(
+    fires(
         "uncited:missing-settlement",
         "main wager never settled",
         nj([*opening("TH", "9C", "7D", "TS"), stand("1"), *dealer_plays("TS")]),
-        None,
         "missing_settlement",
+        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
     ),
-    fire(
+    fires(
         "uncited:missing-settlement",
         "insurance never settled",
         insured(HALF, collected=False),
-        None,
         "missing_settlement",
+        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
     ),
-    fire(
+    fires(
         "uncited:missing-settlement",
         "additional wager never settled",
         same_suit("6C", None),
-        None,
         "missing_settlement",
+        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
     ),
     quiet(
         "uncited:missing-settlement",
@@ -1878,7 +1908,7 @@ CASES: list[Case] = [
         ),
     ),
     # uncited: no wager settled twice
-    fire(
+    fires(
         "uncited:settled-twice",
         "winning hand paid twice",
         nj(
@@ -1890,10 +1920,10 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        7,
         "settled_twice",
+        want("uncited:settled-twice", 7, "1", "one settlement", "another"),
     ),
-    fire(
+    fires(
         "uncited:settled-twice",
         "blackjack settled again after even money",
         nj(
@@ -1905,10 +1935,10 @@ CASES: list[Case] = [
                 settle("1", "win", BJ_3_2),
             ]
         ),
-        7,
         "settled_twice",
+        want("uncited:settled-twice", 7, "1", "no further settlement", "settled again"),
     ),
-    fire(
+    fires(
         "uncited:settled-twice",
         "losing insurance collected twice",
         nj(
@@ -1923,12 +1953,12 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        7,
         "settled_twice",
+        want("uncited:settled-twice", 7, "1", "one settlement", "another"),
     ),
     # Regression: check_additional reads only the first settlement of an additional wager and never reports
     # a second one.
-    fire(
+    fires(
         "uncited:settled-twice",
         "winning additional wager paid twice",
         nj(
@@ -1943,27 +1973,27 @@ CASES: list[Case] = [
             seats=with_side("same_suit"),
             additional_wager="same_suit",
         ),
-        5,
         "settled_twice",
+        want("uncited:settled-twice", 5, "1", "one settlement", "another"),
     ),
     quiet("uncited:settled-twice", "each wager settled once", plain()),
 ]
 
 # uncited:table-limits: each box's original wager within the table's posted minimum and maximum
 CASES += [
-    fire(
+    fires(
         "uncited:table-limits",
         "wager above the posted maximum",
         plain(min_wager=1000, max_wager=2000),
-        None,
         "wager_limits",
+        want("uncited:table-limits", None, "1", "1000..2000", 2500),
     ),
-    fire(
+    fires(
         "uncited:table-limits",
         "wager below the posted minimum",
         plain(min_wager=5000),
-        None,
         "wager_limits",
+        want("uncited:table-limits", None, "1", "5000..", 2500),
     ),
     quiet("uncited:table-limits", "wager exactly at the posted maximum", plain(min_wager=1000, max_wager=W)),
     quiet("uncited:table-limits", "wager exactly at the posted minimum", plain(min_wager=W)),
@@ -1979,7 +2009,7 @@ CASES += [
             rules={k: v for k, v in four_hands(6)["table"]["rules"].items() if k != "boxes"},
         ),
     ),
-    fire(
+    fires(
         "19:47-2.10(a)",
         "double on a split ace holding one card: its card is not an extra card",
         nj(
@@ -1994,8 +2024,8 @@ CASES += [
                 settle("1.2", "push", 0),  # A+7 = 18
             ]
         ),
-        5,
         "double_when",
+        want("19:47-2.10(a)", 5, "1", "first two cards", "1 card"),
     ),
     quiet(
         "uncited:settlement-outcome",

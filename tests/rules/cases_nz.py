@@ -33,7 +33,7 @@ from tests.builders import (
     stand,
     surrender,
 )
-from tests.rules.case import Case, fire, quiet
+from tests.rules.case import Case, fires, quiet, want
 
 W = 1000
 """Every box wagers 10.00 unless a case says otherwise."""
@@ -218,76 +218,76 @@ def surrendered(kind: str | None, paid: int = W // 2) -> dict[str, Any]:
 
 CASES: list[Case] = [
     # --- 3.1: six to eight decks -------------------------------------------------------------------------------
-    fire(
+    fires(
         "3.1",
         "a five-deck shoe",
         stands("KH", "QC", "9D", ("8S",), "win", W, extra={"decks": 5}),
-        None,
         "elect_decks",
+        want("3.1", None, None, "6 to 8 decks", 5),
     ),
-    fire(
+    fires(
         "3.1",
         "a single deck",
         stands("KH", "QC", "9D", ("8S",), "win", W, extra={"decks": 1}),
-        None,
         "elect_decks",
+        want("3.1", None, None, "6 to 8 decks", 1),
     ),
     quiet("3.1", "six decks", stands("KH", "QC", "9D", ("8S",), "win", W)),
     quiet("3.1", "eight decks", stands("KH", "QC", "9D", ("8S",), "win", W, extra={"decks": 8})),
     # --- 4.1(a): a dealer bust pays a standing player ------------------------------------------------------------
     # 0-2 deal 9H 8C vs 6D, 3 stand, 4 TS (16), 5 9C (25, bust), 6 settle
-    fire(
+    fires(
         "4.1(a)",
         "player 17, dealer busts, wager collected",
         stands("9H", "8C", "6D", ("TS", "9C"), "lose", W),
-        6,
         "dealer_bust",
+        want("4.1(a)", 6, "1", 1000, -1000, 2000),
     ),
-    fire(
+    fires(
         "4.1(a)",
         "player 17, dealer busts, settled as a push",
         stands("9H", "8C", "6D", ("TS", "9C"), "push", 0),
-        6,
         "dealer_bust",
+        want("4.1(a)", 6, "1", 1000, 0, 1000),
     ),
     quiet("4.1(a)", "player 17, dealer busts, paid 1 to 1", stands("9H", "8C", "6D", ("TS", "9C"), "win", W)),
     # --- 4.1(b): a higher total wins ------------------------------------------------------------------------------
     # 0-2 deal KH 9C (19) vs 7D, 3 stand, 4 TS (17), 5 settle
-    fire(
+    fires(
         "4.1(b)",
         "19 against the dealer's 17 collected",
         stands("KH", "9C", "7D", ("TS",), "lose", W),
-        5,
         "higher_total",
+        want("4.1(b)", 5, "1", 1000, -1000, 2000),
     ),
-    fire(
+    fires(
         "4.1(b)",
         "19 against the dealer's 17 pushed",
         stands("KH", "9C", "7D", ("TS",), "push", 0),
-        5,
         "higher_total",
+        want("4.1(b)", 5, "1", 1000, 0, 1000),
     ),
     quiet("4.1(b)", "19 against the dealer's 17 paid", stands("KH", "9C", "7D", ("TS",), "win", W)),
     # --- 4.1(c): blackjack beats a dealer 21 of more than two cards (dealer first card 2-9) ---------------------
     # 0-2 deal AS KH vs 9D, 3 5C (14), 4 7H (21 in three cards), 5 settle
-    fire(
+    fires(
         "4.1(c)",
         "blackjack against a dealer 9-5-7 pushed",
         natural("9D", ("5C", "7H"), "push", 0),
-        5,
         "bj_beats_21",
+        want("4.1(c)", 5, "1", 1500, 0, 1500),
     ),
-    fire(
+    fires(
         "4.1(c)",
         "blackjack against a dealer 9-5-7 collected",
         natural("9D", ("5C", "7H"), "lose", W),
-        5,
         "bj_beats_21",
+        want("4.1(c)", 5, "1", 1500, -1000, 2500),
     ),
     quiet("4.1(c)", "blackjack against a dealer 9-5-7 paid 3 to 2", natural("9D", ("5C", "7H"), "win", 1500)),
     # --- 4.1(d): dealer blackjack beats a player 21 of more than two cards ----------------------------------------
     # 0-2 deal 5H 6C (11) vs AD, 3 hit, 4 KS (21 in three cards), 5 KC (dealer blackjack), 6 settle
-    fire(
+    fires(
         "4.1(d)",
         "player 5-6-K against a dealer A-K pushed",
         nz(
@@ -299,11 +299,11 @@ CASES: list[Case] = [
                 settle("1", "push", 0),
             ]
         ),
-        6,
         "dealer_bj_beats_21",
+        want("4.1(d)", 6, "1", -1000, 0, -1000),
     ),
     # 0-2 deal 7H 7C (14) vs KD, 3 hit, 4 7S (21 in three cards), 5 AC (dealer blackjack), 6 settle
-    fire(
+    fires(
         "4.1(d)",
         "player 7-7-7 against a dealer K-A paid",
         nz(
@@ -315,8 +315,8 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        6,
         "dealer_bj_beats_21",
+        want("4.1(d)", 6, "1", -1000, 1000, -2000),
     ),
     quiet(
         "4.1(d)",
@@ -333,9 +333,19 @@ CASES: list[Case] = [
     ),
     # --- 4.1(e): equal totals are a stand off --------------------------------------------------------------------
     # 0-2 deal KH 8C (18) vs 9D, 3 stand, 4 9S (18), 5 settle
-    fire("4.1(e)", "18 against 18 paid", stands("KH", "8C", "9D", ("9S",), "win", W), 5, "equal_totals"),
-    fire(
-        "4.1(e)", "18 against 18 collected", stands("KH", "8C", "9D", ("9S",), "lose", W), 5, "equal_totals"
+    fires(
+        "4.1(e)",
+        "18 against 18 paid",
+        stands("KH", "8C", "9D", ("9S",), "win", W),
+        "equal_totals",
+        want("4.1(e)", 5, "1", 0, 1000, -1000),
+    ),
+    fires(
+        "4.1(e)",
+        "18 against 18 collected",
+        stands("KH", "8C", "9D", ("9S",), "lose", W),
+        "equal_totals",
+        want("4.1(e)", 5, "1", 0, -1000, 1000),
     ),
     quiet("4.1(e)", "18 against 18 pushed", stands("KH", "8C", "9D", ("9S",), "push", 0)),
     quiet(
@@ -360,7 +370,7 @@ CASES: list[Case] = [
     # --- 4.1(f): a player over 21 loses, even when the dealer then busts ------------------------------------------
     # 0 1:TH, 1 2:9C, 2 dealer 6D, 3 1:6C (16), 4 2:8H (17), 5 hit 1, 6 1:9S (25, bust), 7 stand 2,
     # 8 dealer TS (16), 9 dealer 8C (24, bust), 10 settle 2 (wins), 11 settle 1 (the bust)
-    fire(
+    fires(
         "4.1(f)",
         "busted box returned because the dealer busted too",
         nz(
@@ -379,10 +389,10 @@ CASES: list[Case] = [
             ],
             seats=[seat(1, W), seat(2, W)],
         ),
-        11,
         "bust_loses",
+        want("4.1(f)", 11, "1", -1000, 0, -1000),
     ),
-    fire(
+    fires(
         "4.1(f)",
         "busted box paid because the dealer busted too",
         nz(
@@ -401,8 +411,8 @@ CASES: list[Case] = [
             ],
             seats=[seat(1, W), seat(2, W)],
         ),
-        11,
         "bust_loses",
+        want("4.1(f)", 11, "1", -1000, 1000, -2000),
     ),
     # as above, but the busted box is collected when it busts (7), the dealer busts later
     quiet(
@@ -427,33 +437,39 @@ CASES: list[Case] = [
     ),
     # --- 4.1(g): a higher dealer total loses ----------------------------------------------------------------------
     # 0-2 deal 9H 8C (17) vs TD, 3 stand, 4 9S (19), 5 settle
-    fire(
+    fires(
         "4.1(g)",
         "17 against the dealer's 19 paid",
         stands("9H", "8C", "TD", ("9S",), "win", W),
-        5,
         "lower_total",
+        want("4.1(g)", 5, "1", -1000, 1000, -2000),
     ),
-    fire(
+    fires(
         "4.1(g)",
         "17 against the dealer's 19 pushed",
         stands("9H", "8C", "TD", ("9S",), "push", 0),
-        5,
         "lower_total",
+        want("4.1(g)", 5, "1", -1000, 0, -1000),
     ),
     quiet("4.1(g)", "17 against the dealer's 19 collected", stands("9H", "8C", "TD", ("9S",), "lose", W)),
     # --- 4.2: no wager withdrawn after the first card (surrender where none is offered) ---------------------------
     # 0-2 deal TH 6C (16) vs TD, 3 surrender, 4 settle half
-    fire("4.2", "surrender at a table offering none", surrendered("none"), 3, "surrender_not_offered"),
+    fires(
+        "4.2",
+        "surrender at a table offering none",
+        surrendered("none"),
+        "surrender_not_offered",
+        want("4.2", 3, "1", "no surrender", "surrender"),
+    ),
     quiet("4.2", "surrender at a late-surrender table", surrendered("late")),
     # --- 8.2: blackjack against a dealer ace or ten: wait for the second card; 3 to 2, or stand off ---------------
     # 0-2 deal AS KH vs KD, 3 7C (17), 4 settle
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer K-7 paid 1 to 1",
         natural("KD", ("7C",), "win", W),
-        4,
         "bj_vs_dealer_ace_ten",
+        want("8.2", 4, "1", 1500, 1000, 500),
     ),
     quiet(
         "8.2",
@@ -461,38 +477,38 @@ CASES: list[Case] = [
         natural("KD", ("7C",), "win", 1500),
     ),
     # 0-2 deal AS KH vs AD, 3 6S (soft 17, stands), 4 settle
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer A-6 paid 1 to 1 (no even money asked)",
         natural("AD", ("6S",), "win", W),
-        4,
         "bj_vs_dealer_ace_ten",
+        want("8.2", 4, "1", 1500, 1000, 500),
     ),
     quiet("8.2", "blackjack against a dealer A-6 paid 3 to 2", natural("AD", ("6S",), "win", 1500)),
     # 0-2 deal AS KH vs AD, 3 QC (dealer blackjack), 4 settle
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer blackjack paid 3 to 2",
         natural("AD", ("QC",), "win", 1500),
-        4,
         "bj_vs_dealer_ace_ten",
+        want("8.2", 4, "1", 0, 1500, -1500),
     ),
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer blackjack collected",
         natural("TD", ("AC",), "lose", W),
-        4,
         "bj_vs_dealer_ace_ten",
+        want("8.2", 4, "1", 0, -1000, 1000),
     ),
     quiet("8.2", "blackjack against a dealer A-Q is a stand off", natural("AD", ("QC",), "push", 0)),
     quiet("8.2", "blackjack against a dealer T-A is a stand off", natural("TD", ("AC",), "push", 0)),
     # 0-2 deal AS KH vs KD, 3 5C (15), 4 6H (21 in three cards), 5 settle
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer K-5-6 pushed",
         natural("KD", ("5C", "6H"), "push", 0),
-        5,
         "bj_vs_dealer_ace_ten",
+        want("8.2", 5, "1", 1500, 0, 1500),
     ),
     quiet("8.2", "blackjack against a dealer K-5-6 paid 3 to 2", natural("KD", ("5C", "6H"), "win", 1500)),
     quiet(
@@ -502,7 +518,7 @@ CASES: list[Case] = [
     ),
     # The spec example: box 1 blackjack against a dealer KH paid at 5, before the dealer's second card (7).
     # 0 1:AS, 1 3:TH, 2 dealer KH, 3 1:QD, 4 3:8S, 5 settle 1, 6 stand 3, 7 dealer 5C, 8 dealer 9D, 9 settle 3
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer K paid before the dealer's second card",
         nz(
@@ -519,8 +535,8 @@ CASES: list[Case] = [
             ],
             seats=[seat(1, W), seat(3, W)],
         ),
-        5,
         "bj_paid_early",
+        want("8.2", 5, "1", "settle after the dealer's second card", "settled at event 5"),
     ),
     quiet(
         "8.2",
@@ -541,12 +557,12 @@ CASES: list[Case] = [
         ),
     ),
     # 0-2 deal AS KH vs AD, 3 settle (3 to 2, no even money asked), 4 dealer 7C (soft 18)
-    fire(
+    fires(
         "8.2",
         "blackjack against a dealer ace paid 3 to 2 before the dealer's second card",
         natural("AD", ("7C",), "win", 1500, paid_at_once=True),
-        3,
         "bj_paid_early",
+        want("8.2", 3, "1", "settle after the dealer's second card", "settled at event 3"),
     ),
     # With a dealer 9 rule 8.2 does not apply: the blackjack may be paid at once.
     quiet(
@@ -554,75 +570,94 @@ CASES: list[Case] = [
         "dealer 9: blackjack paid 3 to 2 at once",
         natural("9D", ("8C",), "win", 1500, paid_at_once=True),
     ),
-    fire(
+    fires(
         "8.2",
         "a 6 to 5 table",
         stands("KH", "QC", "9D", ("8S",), "win", W, extra={"blackjack_pays": "6:5"}),
-        None,
         "elect_bj_pays",
+        want("8.2", None, None, "3:2", "6:5"),
     ),
     # --- 8.3: even money ------------------------------------------------------------------------------------------
     # 0 1:AS, 1 2:TC, 2 dealer AD, 3 1:KH, 4 2:8C, 5 even money 1, 6 stand 2, 7 dealer 7S (soft 18), 8 settle 2
     quiet("8.3", "even money on a blackjack against a dealer ace, paid 1 to 1 at once", even_money_round()),
-    fire("8.3", "even money paid 3 to 2", even_money_round(paid=1500), 5, "even_money_amount"),
-    fire("8.3", "even money paid short", even_money_round(paid=500), 5, "even_money_amount"),
+    fires(
+        "8.3",
+        "even money paid 3 to 2",
+        even_money_round(paid=1500),
+        "even_money_amount",
+        want("8.3", 5, "1", 1000, 1500, -500),
+    ),
+    fires(
+        "8.3",
+        "even money paid short",
+        even_money_round(paid=500),
+        "even_money_amount",
+        want("8.3", 5, "1", 1000, 500, 500),
+    ),
     # Even money is only against an ace (8.3); against a king 8.2 applies to the blackjack instead: nothing paid
     # before the dealer's second card, then 3 to 2 (1500 on 1000) against the dealer's K+7.
-    fire(
+    fires(
         "8.3",
         "even money against a dealer king",
         even_money_round(up="KD"),
-        5,
         "even_money_when",
-        also=(("8.2", 5), ("8.2", 5)),
+        want("8.2", 5, "1", 1500, 1000, 500),
+        want("8.2", 5, "1", "settle after the dealer's second card", "settled at event 5"),
+        want("8.3", 5, "1", "player blackjack, dealer ace", "AS+KH vs KD"),
     ),
-    fire("8.3", "even money on a soft 20", even_money_round(cards=("AS", "9H")), 5, "even_money_when"),
+    fires(
+        "8.3",
+        "even money on a soft 20",
+        even_money_round(cards=("AS", "9H")),
+        "even_money_when",
+        want("8.3", 5, "1", "player blackjack, dealer ace", "AS+9H vs AD"),
+    ),
     # 5 stand 2, 6 dealer 7S, 7 even money 1, 8 settle 2
-    fire(
+    fires(
         "8.3",
         "even money after the dealer's second card",
         even_money_round(late=True),
-        7,
         "even_money_timing",
+        want("8.3", 7, "1", "before event 6", "event 7"),
     ),
     # --- 9.1: insurance only against a dealer ace; decided by the dealer's second card ------------------------------
     # 0-2 deal 9H 8C (17) vs AD, 3 insurance 500, 4 stand, 5 dealer 6S (soft 17), 6 insurance collected, 7 push
     quiet("9.1", "insurance against an ace, loses on a 6", insured(500, "6S", ("lose", 500), ("push", 0))),
     # 5 dealer KS (blackjack): insurance wins 2 to 1, the 17 loses
     quiet("9.1", "insurance against an ace, wins on a king", insured(500, "KS", ("win", 1000), ("lose", W))),
-    fire(
+    fires(
         "9.1",
         "insurance against a dealer ten",
         insured(500, "7S", ("lose", 500), ("push", 0), up="TD"),
-        3,
         "insurance_when",
+        want("9.1", 3, "1", "dealer's up card an ace", "TD"),
     ),
-    fire(
+    fires(
         "9.1",
         "insurance that won on a king collected",
         insured(500, "KS", ("lose", 500), ("lose", W)),
-        6,
         "insurance_outcome",
+        want("9.1", 6, "1", 1000, -500, 1500),
     ),
-    fire(
+    fires(
         "9.1",
         "insurance that lost on a 6 paid",
         insured(500, "6S", ("win", 1000), ("push", 0)),
-        6,
         "insurance_outcome",
+        want("9.1", 6, "1", -500, 1000, -1500),
     ),
     # --- 9.3: insurance at most half the wager, after the initial deal, before any further card -------------------
-    fire(
+    fires(
         "9.3",
         "insurance of 600 on 1000",
         insured(600, "6S", ("lose", 600), ("push", 0)),
-        3,
         "insurance_amount",
+        want("9.3", 3, "1", "at most 500", 600),
     ),
     quiet("9.3", "insurance of exactly half", insured(500, "6S", ("lose", 500), ("push", 0))),
     quiet("9.3", "insurance of less than half", insured(300, "6S", ("lose", 300), ("push", 0))),
     # 0-2 deal 5H 6C (11) vs AD, 3 hit, 4 9S (20), 5 insurance, 6 stand, 7 dealer 7C (soft 18), 8 ins, 9 main
-    fire(
+    fires(
         "9.3",
         "insurance after a further card to the box",
         nz(
@@ -637,12 +672,12 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        5,
         "insurance_timing",
+        want("9.3", 5, "1", "before event 4", "event 5"),
     ),
     # 0 1:5H, 1 2:9C, 2 dealer AD, 3 1:6C, 4 2:9D (18), 5 hit 1, 6 1:9S (20), 7 insurance 2 (after box 1's card),
     # 8 stand 1, 9 stand 2, 10 dealer 7C (soft 18), 11 insurance 2 collected, 12 settle 1, 13 settle 2
-    fire(
+    fires(
         "9.3",
         "insurance after a further card to another box",
         nz(
@@ -664,8 +699,8 @@ CASES: list[Case] = [
             ],
             seats=[seat(1, W), seat(2, W)],
         ),
-        7,
         "insurance_timing",
+        want("9.3", 7, "2", "before event 6", "event 7"),
     ),
     quiet(
         "9.3",
@@ -691,7 +726,7 @@ CASES: list[Case] = [
         ),
     ),
     # 0 1:9H, 1 dealer AD, 2 insurance (the box has one card), 3 1:8C, 4 stand, 5 dealer 6S, 6 ins, 7 main
-    fire(
+    fires(
         "9.3",
         "insurance before the initial deal is complete",
         nz(
@@ -706,13 +741,13 @@ CASES: list[Case] = [
                 settle("1", "push", 0),
             ]
         ),
-        2,
         "insurance_timing",
+        want("9.3", 2, "1", "after the initial deal", "during the initial deal"),
     ),
     # No stand is recorded (it is optional): 0-2 deal 9H 8C vs AD, 3 dealer 6S (the dealer's second card, dealt
     # after the players in this game), 4 insurance, 5 insurance collected, 6 main. The insurance was placed once
     # the dealer's second card was known: "prior to any additional cards being dealt after the initial deal".
-    fire(
+    fires(
         "9.3",
         "insurance after the dealer's second card",
         nz(
@@ -724,38 +759,38 @@ CASES: list[Case] = [
                 settle("1", "push", 0),
             ]
         ),
-        4,
         "insurance_timing",
+        want("9.3", 4, "1", "before event 3", "event 4"),
     ),
     # --- 9.4: insurance payable in chips (smallest chip 100) -------------------------------------------------------
-    fire(
+    fires(
         "9.4",
         "insurance of 225 would win 450",
         insured(225, "6S", ("lose", 225), ("push", 0)),
-        3,
         "insurance_chips",
+        want("9.4", 3, "1", "a winning payout in multiples of 100", 450),
     ),
     quiet("9.4", "insurance of 250 would win 500", insured(250, "6S", ("lose", 250), ("push", 0))),
     quiet("9.4", "insurance of 250 wins 500", insured(250, "QS", ("win", 500), ("lose", W))),
     # --- 9.5: winning insurance pays 2 to 1 -------------------------------------------------------------------------
-    fire(
+    fires(
         "9.5",
         "winning insurance paid 1 to 1",
         insured(500, "KS", ("win", 500), ("lose", W)),
-        6,
         "insurance_odds",
+        want("9.5", 6, "1", 1000, 500, 500),
     ),
-    fire(
+    fires(
         "9.5",
         "winning insurance paid 3 to 2",
         insured(500, "JS", ("win", 750), ("lose", W)),
-        6,
         "insurance_odds",
+        want("9.5", 6, "1", 1000, 750, 250),
     ),
     quiet("9.5", "winning insurance paid 2 to 1", insured(500, "KS", ("win", 1000), ("lose", W))),
     # --- 9.6: losing insurance collected right after the dealer's second card --------------------------------------
     # 0-2 deal TH 9C (19) vs AD, 3 insurance, 4 stand, 5 dealer 5S (soft 16), 6 dealer 2C (soft 18), 7 ins, 8 main
-    fire(
+    fires(
         "9.6",
         "losing insurance collected after the dealer's third card",
         nz(
@@ -768,11 +803,11 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        7,
         "insurance_collect_timing",
+        want("9.6", 7, "1", "between events 5 and 6", "event 7"),
     ),
     # 5 insurance collected, 6 dealer 5S, 7 dealer 2C, 8 main
-    fire(
+    fires(
         "9.6",
         "losing insurance collected before the dealer's second card",
         nz(
@@ -785,8 +820,8 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        5,
         "insurance_collect_timing",
+        want("9.6", 5, "1", "between events 6 and 7", "event 5"),
     ),
     quiet(
         "9.6",
@@ -810,12 +845,12 @@ CASES: list[Case] = [
     ),
     # --- uncited:dealer-draw: the dealer draws by the soft 17 election ------------------------------------------------
     # 0-2 deal KH 8C (18) vs 6D, 3 stand, 4 AS (soft 17), 5 3C (20), 6 settle
-    fire(
+    fires(
         "uncited:dealer-draw",
         "stand-on-soft-17 table: dealer draws on 6-A",
         stands("KH", "8C", "6D", ("AS", "3C"), "lose", W),
-        5,
         "draw_s17",
+        want("uncited:dealer-draw", 5, "dealer", "stand on soft 17", "drew 3C", 2000),
     ),
     quiet(
         "uncited:dealer-draw",
@@ -823,20 +858,20 @@ CASES: list[Case] = [
         stands("KH", "8C", "6D", ("AS",), "win", W),
     ),
     # 0-2 deal KH 8C vs TD, 3 stand, 4 7S (hard 17), 5 2C (19), 6 settle
-    fire(
+    fires(
         "uncited:dealer-draw",
         "stand-on-soft-17 table: dealer draws on hard 17",
         stands("KH", "8C", "TD", ("7S", "2C"), "lose", W),
-        5,
         "draw_s17",
+        want("uncited:dealer-draw", 5, "dealer", "stand on hard 17", "drew 2C", 2000),
     ),
     # 0-2 deal KH 8C vs TD, 3 stand, 4 6S (16), 5 settle: the 18 is paid against a dealer who stopped on 16
-    fire(
+    fires(
         "uncited:dealer-draw",
         "dealer stops on 16 against a live 18",
         stands("KH", "8C", "TD", ("6S",), "win", W),
-        None,
         "draw_s17",
+        want("uncited:dealer-draw", None, "dealer", "draw on hard 16", "stood"),
     ),
     quiet(
         "uncited:dealer-draw",
@@ -844,20 +879,20 @@ CASES: list[Case] = [
         stands("KH", "8C", "TD", ("6S", "4C"), "lose", W),
     ),
     # 0-2 deal KH 8C vs 9D, 3 stand, 4 settle: the dealer never took a second card although the 18 was live
-    fire(
+    fires(
         "uncited:dealer-draw",
         "dealer stops on one card (9) against a live 18",
         nz([*opening("KH", "8C", "9D"), stand("1"), settle("1", "win", W)]),
-        None,
         "draw_s17",
+        want("uncited:dealer-draw", None, "dealer", "draw to a standing total", "stood on one card"),
     ),
     # 0-2 deal KH 8C vs AD, 3 stand, 4 KC (blackjack), 5 5C (drawn on a blackjack), 6 settle
-    fire(
+    fires(
         "uncited:dealer-draw",
         "dealer draws to a blackjack",
         stands("KH", "8C", "AD", ("KC", "5C"), "lose", W),
-        5,
         "draw_s17",
+        want("uncited:dealer-draw", 5, "dealer", "stand on blackjack", "drew 5C"),
     ),
     # 0-2 deal TH 6C vs 6D, 3 hit, 4 9S (bust), 5 settle: the dealer needs no card when every box has busted
     quiet(
@@ -865,20 +900,20 @@ CASES: list[Case] = [
         "every box busted: the dealer takes no second card",
         nz([*opening("TH", "6C", "6D"), hit("1"), deal("1", "9S"), settle("1", "lose", W)]),
     ),
-    fire(
+    fires(
         "uncited:dealer-draw",
         "hit-soft-17 table: dealer stands on 6-A",
         stands("KH", "8C", "6D", ("AS",), "win", W, extra={"dealer_soft_17": "hit"}),
-        None,
         "draw_h17",
+        want("uncited:dealer-draw", None, "dealer", "draw on soft 17", "stood"),
     ),
     # 0-2 deal KH 8C vs 6D, 3 stand, 4 AS (soft 17), 5 AC (soft 18), 6 2C (20), 7 settle
-    fire(
+    fires(
         "uncited:dealer-draw",
         "hit-soft-17 table: dealer draws on soft 18",
         stands("KH", "8C", "6D", ("AS", "AC", "2C"), "lose", W, extra={"dealer_soft_17": "hit"}),
-        6,
         "draw_h17",
+        want("uncited:dealer-draw", 6, "dealer", "stand on soft 18", "drew 2C", 1000),
     ),
     quiet(
         "uncited:dealer-draw",
@@ -890,19 +925,19 @@ CASES: list[Case] = [
         "hit-soft-17 table: dealer draws on 6-A to 20",
         stands("KH", "8C", "6D", ("AS", "3C"), "lose", W, extra={"dealer_soft_17": "hit"}),
     ),
-    fire(
+    fires(
         "uncited:dealer-draw",
         "no soft-17 election: dealer draws on hard 17",
         stands("KH", "8C", "TD", ("7S", "2C"), "lose", W, rules=NO_SOFT_17),
-        5,
         "draw_unknown",
+        want("uncited:dealer-draw", 5, "dealer", "stand on hard 17", "drew 2C", 2000),
     ),
-    fire(
+    fires(
         "uncited:dealer-draw",
         "no soft-17 election: dealer stops on 16",
         stands("KH", "8C", "TD", ("6S",), "win", W, rules=NO_SOFT_17),
-        None,
         "draw_unknown",
+        want("uncited:dealer-draw", None, "dealer", "draw on hard 16", "stood"),
     ),
     quiet(
         "uncited:dealer-draw",
@@ -916,7 +951,8 @@ CASES: list[Case] = [
     ),
     # --- uncited:player-draw: no draw on 21 or after busting -------------------------------------------------------
     # 0-2 deal 5H 6C vs 9D, 3 hit, 4 KS (21), 5 hit (the fault), 6 2D (23), 7 settle (the bust is collected)
-    fire(
+    fires(
+        # Spec section 2.1: the hit on the complete 21 is the finding; the card that answers it is the same fault.
         "uncited:player-draw",
         "box draws on 21",
         nz(
@@ -929,17 +965,16 @@ CASES: list[Case] = [
                 settle("1", "lose", W),
             ]
         ),
-        # Spec section 2.1: the hit on the complete 21 is the finding; the card that answers it is the same fault.
-        5,
         "hit_on_21",
+        want("uncited:player-draw", 5, "1", "no card on 21", "hit on 21"),
     ),
     # 0-2 deal TH 6C vs 9D, 3 hit, 4 9S (25), 5 3D dealt to the busted box, 6 settle
-    fire(
+    fires(
         "uncited:player-draw",
         "busted box dealt another card",
         nz([*opening("TH", "6C", "9D"), hit("1"), deal("1", "9S"), deal("1", "3D"), settle("1", "lose", W)]),
-        5,
         "hit_over_21",
+        want("uncited:player-draw", 5, "1", "draws only below 21", "drew 3D on 25"),
     ),
     # 0-2 deal 5H 6C vs 9D, 3 hit, 4 KS (21), 5 stand, 6 8S (17), 7 settle
     quiet(
@@ -973,15 +1008,15 @@ CASES: list[Case] = [
         "double for less than the wager",
         doubled("6H", "5C", "6D", 500, "9S", ("TS", "7C"), "win", W + 500),
     ),
-    fire(
+    fires(
         "uncited:doubling",
         "double for more than the wager",
         doubled("6H", "5C", "6D", 1500, "9S", ("TS", "7C"), "win", W + 1500),
-        3,
         "double_amount",
+        want("uncited:doubling", 3, "1", "1..1000", 1500),
     ),
     # 0-2 deal 2H 3C (5) vs 6D, 3 hit, 4 6S (11), 5 double, 6 9S (20), 7 TS, 8 7C (23), 9 settle
-    fire(
+    fires(
         "uncited:doubling",
         "double on three cards",
         nz(
@@ -995,11 +1030,11 @@ CASES: list[Case] = [
                 settle("1", "win", 2 * W),
             ]
         ),
-        5,
         "double_when",
+        want("uncited:doubling", 5, "1", "first two cards", "3 cards"),
     ),
     # 0-2 deal 6H 5C vs 6D, 3 double, 4 2S (13), 5 8S (21: a second card after the double), 6 TS, 7 7C, 8 settle
-    fire(
+    fires(
         "uncited:doubling",
         "doubled hand dealt two cards",
         nz(
@@ -1012,20 +1047,20 @@ CASES: list[Case] = [
                 settle("1", "win", 2 * W),
             ]
         ),
-        5,
         "double_one_card",
+        want("uncited:doubling", 5, "1", "one card after the double", "8S as an extra card"),
     ),
     # 0-2 deal 6H 5C (11) vs 6D, 3 double, 4 TS (16), 5 7C (23), 6 settle (the 11 wins on the dealer's bust)
-    fire(
+    fires(
         "uncited:doubling",
         "doubled hand never dealt its card",
         nz([*opening("6H", "5C", "6D"), double("1", W), *dealer("TS", "7C"), settle("1", "win", 2 * W)]),
-        None,
         "double_one_card",
+        want("uncited:doubling", None, "1", "one card after the double", "no card"),
     ),
     # 0-2 deal 8H 8C vs 6D, 3 split, 4 1:3S (11), 5 double 1, 6 1:9H (20), 7 1.2:TC (18), 8 stand 1.2,
     # 9 TS (16), 10 7C (23), 11 settle 1, 12 settle 1.2
-    fire(
+    fires(
         "uncited:doubling",
         "double after a split at a table prohibiting it",
         nz(
@@ -1043,8 +1078,8 @@ CASES: list[Case] = [
             ],
             extra={"double_after_split": False},
         ),
-        5,
         "das_prohibited",
+        want("uncited:doubling", 5, "1", "no double after split", "double of 1000"),
     ),
     quiet(
         "uncited:doubling",
@@ -1072,28 +1107,28 @@ CASES: list[Case] = [
         "split 8s for the wager",
         split_eights("6D", ("TD", "7C"), (("win", W), ("win", W))),
     ),
-    fire(
+    fires(
         "uncited:splitting",
         "split of 8 and 9",
         split_eights("6D", ("TD", "7C"), (("win", W), ("win", W)), pair=("8H", "9C")),
-        3,
         "split_pair",
+        want("uncited:splitting", 3, "1", "two cards of identical value", "8H+9C"),
     ),
     quiet(
         "uncited:splitting",
         "split of a king and a ten (equal value)",
         split_eights("6D", ("TD", "7C"), (("win", W), ("win", W)), pair=("KH", "TC"), cards=("8S", "9H")),
     ),
-    fire(
+    fires(
         "uncited:splitting",
         "split for half the wager",
         split_eights("6D", ("TD", "7C"), (("win", W), ("win", 500)), amount=500),
-        3,
         "split_amount",
+        want("uncited:splitting", 3, "1", 1000, 500),
     ),
     # 0-2 deal 8H 8C vs 6D, 3 split (1.2 gets 8C), 4 1:8D, 5 split 1 again (1.3 gets 8D), 6 1:TS (18), 7 stand 1,
     # 8 1.2:9H (17), 9 stand 1.2, 10 1.3:JC (18), 11 stand 1.3, 12 TD (16), 13 7C (23), 14-16 settle
-    fire(
+    fires(
         "uncited:splitting",
         "resplit at a table not offering it",
         nz(
@@ -1115,8 +1150,8 @@ CASES: list[Case] = [
             ],
             extra={"resplit": False},
         ),
-        5,
         "resplit_not_elected",
+        want("uncited:splitting", 5, "1", "at most 2 hands", "3 hands"),
     ),
     quiet(
         "uncited:splitting",
@@ -1153,19 +1188,19 @@ CASES: list[Case] = [
         "dealer blackjack after a double collects both wagers",
         doubled("6H", "5C", "AD", W, "9S", ("KC",), "lose", 2 * W),
     ),
-    fire(
+    fires(
         "uncited:dealer-blackjack-extra-wagers",
         "dealer blackjack after a double collects more than both wagers",
         doubled("6H", "5C", "AD", W, "9S", ("KC",), "lose", 3 * W),
-        6,
         "dealer_bj_after_double",
+        want("uncited:dealer-blackjack-extra-wagers", 6, "1", -2000, -3000, 1000),
     ),
-    fire(
+    fires(
         "uncited:dealer-blackjack-extra-wagers",
         "dealer blackjack after a double returns everything",
         doubled("6H", "5C", "AD", W, "9S", ("KC",), "push", 0),
-        6,
         "dealer_bj_after_double",
+        want("uncited:dealer-blackjack-extra-wagers", 6, "1", -1000, 0, -1000),
     ),
     # 0-2 deal 8H 8C vs TD, 3 split, 4 1:TS, 5 stand, 6 1.2:9H, 7 stand, 8 AC (dealer blackjack), 9 settle 1, 10 1.2
     quiet(
@@ -1178,29 +1213,29 @@ CASES: list[Case] = [
         "dealer blackjack after a split collects both wagers",
         split_eights("TD", ("AC",), (("lose", W), ("lose", W))),
     ),
-    fire(
+    fires(
         "uncited:dealer-blackjack-extra-wagers",
         "dealer blackjack after a split returns both wagers",
         split_eights("TD", ("AC",), (("push", 0), ("push", 0))),
-        10,
         "dealer_bj_after_split",
+        want("uncited:dealer-blackjack-extra-wagers", 10, "1", -1000, 0, -1000),
     ),
     # --- uncited:blackjack-odds: a blackjack against a dealer 2-9 pays 3 to 2 ---------------------------------------
     # 0-2 deal AS KH vs 9D, 3 settle at once, 4 8C
-    fire(
+    fires(
         "uncited:blackjack-odds",
         "dealer 9: blackjack paid 1 to 1 at once",
         natural("9D", ("8C",), "win", W, paid_at_once=True),
-        3,
         "bj_odds",
+        want("uncited:blackjack-odds", 3, "1", 1500, 1000, 500),
     ),
     # 0-2 deal AS KH vs 6D, 3 TS (16), 4 7C (23), 5 settle
-    fire(
+    fires(
         "uncited:blackjack-odds",
         "dealer 6 busts: blackjack paid 1 to 1",
         natural("6D", ("TS", "7C"), "win", W),
-        5,
         "bj_odds",
+        want("uncited:blackjack-odds", 5, "1", 1500, 1000, 500),
     ),
     quiet(
         "uncited:blackjack-odds",
@@ -1214,37 +1249,37 @@ CASES: list[Case] = [
     ),
     # --- uncited:win-pays-1-to-1 ---------------------------------------------------------------------------------------
     # 0-2 deal KH QC (20) vs 9D, 3 stand, 4 9S (18), 5 settle
-    fire(
+    fires(
         "uncited:win-pays-1-to-1",
         "20 against 18 paid half",
         stands("KH", "QC", "9D", ("9S",), "win", 500),
-        5,
         "win_odds",
+        want("uncited:win-pays-1-to-1", 5, "1", 1000, 500, 500),
     ),
-    fire(
+    fires(
         "uncited:win-pays-1-to-1",
         "20 against 18 paid 3 to 2",
         stands("KH", "QC", "9D", ("9S",), "win", 1500),
-        5,
         "win_odds",
+        want("uncited:win-pays-1-to-1", 5, "1", 1000, 1500, -500),
     ),
     quiet(
         "uncited:win-pays-1-to-1", "20 against 18 paid 1 to 1", stands("KH", "QC", "9D", ("9S",), "win", W)
     ),
-    fire(
+    fires(
         "uncited:win-pays-1-to-1",
         "doubled win paid on the original wager only",
         doubled("6H", "5C", "6D", W, "9S", ("TS", "7C"), "win", W),
-        7,
         "win_odds",
+        want("uncited:win-pays-1-to-1", 7, "1", 2000, 1000, 1000),
     ),
     # 0-2 deal AH AC vs 6D, 3 split, 4 1:KS (21, not a blackjack), 5 stand, 6 1.2:9H (20), 7 stand, 8 TD, 9 7C, 10-11
-    fire(
+    fires(
         "uncited:win-pays-1-to-1",
         "split ace and king paid as a blackjack",
         split_eights("6D", ("TD", "7C"), (("win", 1500), ("win", W)), pair=("AH", "AC"), cards=("KS", "9H")),
-        10,
         "win_odds",
+        want("uncited:win-pays-1-to-1", 10, "1", 1000, 1500, -500),
     ),
     quiet(
         "uncited:win-pays-1-to-1",
@@ -1253,58 +1288,58 @@ CASES: list[Case] = [
     ),
     # --- uncited:lose-collects-stake -----------------------------------------------------------------------------------
     # 0-2 deal 9H 8C (17) vs TD, 3 stand, 4 9S (19), 5 settle
-    fire(
+    fires(
         "uncited:lose-collects-stake",
         "17 against 19: 1500 collected",
         stands("9H", "8C", "TD", ("9S",), "lose", 1500),
-        5,
         "lose_amount",
+        want("uncited:lose-collects-stake", 5, "1", -1000, -1500, 500),
     ),
-    fire(
+    fires(
         "uncited:lose-collects-stake",
         "17 against 19: 500 collected",
         stands("9H", "8C", "TD", ("9S",), "lose", 500),
-        5,
         "lose_amount",
+        want("uncited:lose-collects-stake", 5, "1", -1000, -500, -500),
     ),
     # 0-2 deal 6H 5C (11) vs TD, 3 double, 4 2S (13), 5 9C (19), 6 settle
-    fire(
+    fires(
         "uncited:lose-collects-stake",
         "doubled hand loses: only the original wager collected",
         doubled("6H", "5C", "TD", W, "2S", ("9C",), "lose", W),
-        6,
         "lose_amount",
+        want("uncited:lose-collects-stake", 6, "1", -2000, -1000, -1000),
     ),
     quiet(
         "uncited:lose-collects-stake",
         "doubled hand loses: both wagers collected",
         doubled("6H", "5C", "TD", W, "2S", ("9C",), "lose", 2 * W),
     ),
-    fire(
+    fires(
         "uncited:lose-collects-stake",
         "losing insurance of 500 collected as 1000",
         insured(500, "6S", ("lose", 1000), ("push", 0)),
-        6,
         "lose_amount",
+        want("uncited:lose-collects-stake", 6, "1", -500, -1000, 500),
     ),
     # --- uncited:surrender --------------------------------------------------------------------------------------------
     quiet("uncited:surrender", "late surrender on 16 against a ten, half collected", surrendered("late")),
-    fire(
+    fires(
         "uncited:surrender",
         "late surrender: the whole wager collected",
         surrendered("late", W),
-        4,
         "surrender_amount",
+        want("uncited:surrender", 4, "1", -500, -1000, 500),
     ),
-    fire(
+    fires(
         "uncited:surrender",
         "late surrender: nothing collected",
         surrendered("late", 0),
-        4,
         "surrender_amount",
+        want("uncited:surrender", 4, "1", -500, 0, -500),
     ),
     # 0-2 deal TH 4C (14) vs TD, 3 hit, 4 2S (16), 5 surrender, 6 settle
-    fire(
+    fires(
         "uncited:surrender",
         "surrender after drawing a card",
         nz(
@@ -1317,20 +1352,20 @@ CASES: list[Case] = [
             ],
             extra={"surrender": "late"},
         ),
-        5,
         "surrender_when",
+        want("uncited:surrender", 5, "1", "surrender on the first two cards", "surrender with 3 cards"),
     ),
     # --- uncited:missing-settlement ------------------------------------------------------------------------------------
     # 0-2 deal KH QC (20) vs 9D, 3 stand, 4 9S (18): never settled
-    fire(
+    fires(
         "uncited:missing-settlement",
         "winning hand never settled",
         nz([*opening("KH", "QC", "9D"), stand("1"), deal("dealer", "9S")]),
-        None,
         "missing_settlement",
+        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
     ),
     # insured() without the insurance settlement: 0-2, 3 insurance, 4 stand, 5 6S, 6 main
-    fire(
+    fires(
         "uncited:missing-settlement",
         "losing insurance never collected",
         nz(
@@ -1342,15 +1377,15 @@ CASES: list[Case] = [
                 settle("1", "push", 0),
             ]
         ),
-        None,
         "missing_settlement",
+        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
     ),
     quiet(
         "uncited:missing-settlement", "every wager settled", insured(500, "6S", ("lose", 500), ("push", 0))
     ),
     # --- uncited:settled-twice -----------------------------------------------------------------------------------------
     # 0-2 deal KH QC vs 9D, 3 stand, 4 9S, 5 settle, 6 settle again
-    fire(
+    fires(
         "uncited:settled-twice",
         "winning hand paid twice",
         nz(
@@ -1362,11 +1397,11 @@ CASES: list[Case] = [
                 settle("1", "win", W),
             ]
         ),
-        6,
         "settled_twice",
+        want("uncited:settled-twice", 6, "1", "one settlement", "another"),
     ),
     # even money at 5, then box 1 settled again at 9 (after box 2 at 8)
-    fire(
+    fires(
         "uncited:settled-twice",
         "even money followed by a settlement",
         nz(
@@ -1384,11 +1419,11 @@ CASES: list[Case] = [
             ],
             seats=[seat(1, W), seat(2, W)],
         ),
-        9,
         "settled_twice",
+        want("uncited:settled-twice", 9, "1", "no further settlement", "settled again"),
     ),
     # 0-2, 3 insurance, 4 stand, 5 6S, 6 insurance collected, 7 collected again, 8 main
-    fire(
+    fires(
         "uncited:settled-twice",
         "losing insurance collected twice",
         nz(
@@ -1402,8 +1437,8 @@ CASES: list[Case] = [
                 settle("1", "push", 0),
             ]
         ),
-        7,
         "settled_twice",
+        want("uncited:settled-twice", 7, "1", "one settlement", "another"),
     ),
     quiet("uncited:settled-twice", "each wager settled once", stands("KH", "QC", "9D", ("9S",), "win", W)),
     quiet("uncited:settled-twice", "even money and no further settlement", even_money_round()),
@@ -1411,19 +1446,19 @@ CASES: list[Case] = [
 
 # uncited:table-limits: each box's original wager within the table's posted minimum and maximum
 CASES += [
-    fire(
+    fires(
         "uncited:table-limits",
         "wager above the posted maximum",
         stands("KH", "QC", "9D", ("9S",), "win", W, extra={"max_wager": W - 100}),
-        None,
         "wager_limits",
+        want("uncited:table-limits", None, "1", "..900", 1000),
     ),
-    fire(
+    fires(
         "uncited:table-limits",
         "wager below the posted minimum",
         stands("KH", "QC", "9D", ("9S",), "win", W, extra={"min_wager": W + 100}),
-        None,
         "wager_limits",
+        want("uncited:table-limits", None, "1", "1100..", 1000),
     ),
     quiet(
         "uncited:table-limits",
@@ -1434,7 +1469,7 @@ CASES += [
 
 # Regressions from the correctness review of 2026-12-02.
 CASES += [
-    fire(
+    fires(
         "9.1",
         "insurance paid although the dealer never received a second card",
         nz(
@@ -1446,20 +1481,22 @@ CASES += [
                 settle_insurance(1, "win", W),  # 6
             ]
         ),
-        6,
         "insurance_outcome",
-        also=(("uncited:dealer-draw", None),),
+        want(
+            "9.1", 6, "1", "settled on the dealer's second card", "1000 was paid with no second card", -1000
+        ),
+        want("uncited:dealer-draw", None, "dealer", "draw to a standing total", "stood on one card"),
     ),
-    fire(
+    fires(
         "8.2",
         "a 6 to 5 table pays a blackjack 6 to 5: 3 to 2 was due",
         nz(
             [*opening("AH", "KD", "TS"), *dealer("6C", "5H"), settle("1", "win", W * 6 // 5)],
             extra={"blackjack_pays": "6:5"},
         ),
-        5,
         "bj_vs_dealer_ace_ten",
-        also=(("8.2", None),),
+        want("8.2", 5, "1", 1500, 1200, 300),
+        want("8.2", None, None, "3:2", "6:5"),
     ),
     quiet(
         "8.3",
