@@ -405,6 +405,8 @@ def replay(
             if h.even_money is not None:
                 problem(i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
                 continue
+            if dbj_known_at is not None:
+                play.after_dealer_blackjack(t, ctx, h.name, i, "even money was paid")
             h.even_money = (i, ev.amount)
             if h.settled_at is None:
                 h.settled_at = i

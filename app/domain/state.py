@@ -206,12 +206,12 @@ class HandState:
         return card, event
 
     def settled(self, i: int, settle: Settle, dbj_known_at: int | None) -> SettleAt:
-        """The hand as it stood when ``settle`` was made at event ``i``: the cards it held then (and, once the dealer's
-        blackjack was known, the cards it held when it became known), its wagers then, whether it had surrendered,
-        and whether it was a blackjack."""
+        """The hand as it stood when ``settle`` was made at event ``i`` (once the dealer's blackjack was known, as it
+        stood then: nothing done after counts): its cards, its wagers, whether it had surrendered, and whether it was
+        a blackjack."""
         cut = i if dbj_known_at is None or dbj_known_at > i else dbj_known_at
         events = self.events
-        split = self.seat_split_at is not None and self.seat_split_at < i
+        split = self.seat_split_at is not None and self.seat_split_at < cut
         if not events or events[-1] < cut:  # the usual case: no card since
             n, total = len(events), self.total
             blackjack = n == 2 and self.status == TWENTY_ONE and not split
@@ -221,9 +221,9 @@ class HandState:
             blackjack = n == 2 and not split and is_natural(cards)
         stake = self.wager
         for e, amount in self.doubles:
-            if e < i:
+            if e < cut:
                 stake += amount
-        surrendered = self.surrendered_at is not None and self.surrendered_at < i
+        surrendered = self.surrendered_at is not None and self.surrendered_at < cut
         return SettleAt(i, settle, n, total, stake, surrendered, blackjack)
 
 

@@ -612,12 +612,15 @@ CASES: list[Case] = [
         "even_money_when",
         want("8.3", 5, "1", "player blackjack, dealer ace", "AS+9H vs AD"),
     ),
-    # 5 stand 2, 6 dealer 7S, 7 even money 1, 8 settle 2
+    # 5 stand 2, 6 dealer 7S, 7 even money 1, 8 settle 2. Too late for even money (8.3), the payment is the
+    # blackjack's settlement: once the dealer's second card shows no blackjack, 8.2 pays it 3 to 2 (1500), so the
+    # player is owed 500 more.
     fires(
         "8.3",
         "even money after the dealer's second card",
         even_money_round(late=True),
         "even_money_timing",
+        want("8.2", 7, "1", 1500, 1000, 500),
         want("8.3", 7, "1", "before event 6", "event 7"),
     ),
     # --- 9.1: insurance only against a dealer ace; decided by the dealer's second card ------------------------------

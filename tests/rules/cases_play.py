@@ -31,6 +31,7 @@ from tests.builders import (
     settle_insurance,
     split,
     stand,
+    surrender,
 )
 from tests.rules.case import Case, fires, quiet, want
 
@@ -146,6 +147,105 @@ NJ_CASES: list[Case] = [
         ),
         "play_after_dealer_bj",
         want(DBJ, 5, "1", DBJ_EXPECTED, "an insurance wager was placed"),
+    ),
+    # Found by review: once the blackjack is known, what a hand does afterwards does not count when it is settled.
+    # 0-3 AS AH KD KC (a blackjack each), 4 peek, 5 even money after it: the blackjack was a stand off, 2500 overpaid
+    fires(
+        DBJ,
+        "even money paid after the peek showed a blackjack",
+        nj(
+            [
+                deal("1", "AS"),
+                deal("dealer", "AH"),
+                deal("1", "KD"),
+                deal("dealer", "KC", "down"),
+                peek(True),
+                even_money(1, NJ_W),
+                reveal("dealer", "KC"),
+            ]
+        ),
+        "play_after_dealer_bj",
+        want(
+            "uncited:blackjack-odds",
+            5,
+            "1",
+            0,
+            NJ_W,
+            -NJ_W,
+        ),
+        want(DBJ, 5, "1", DBJ_EXPECTED, "even money was paid"),
+    ),
+    # 5 a surrender after the peek: the 16 held at the peek loses its whole wager, 6 as collected
+    fires(
+        DBJ,
+        "surrender after the peek showed a blackjack; the whole wager collected",
+        nj(
+            [*NJ_DBJ_OPENING, surrender("1"), settle("1", "lose", NJ_W), reveal("dealer", "KC")],
+            surrender="late",
+        ),
+        "play_after_dealer_bj",
+        want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 surrendered"),
+    ),
+    fires(
+        DBJ,
+        "surrender after the peek showed a blackjack; only half collected",
+        nj(
+            [*NJ_DBJ_OPENING, surrender("1"), settle("1", "surrender", NJ_W // 2), reveal("dealer", "KC")],
+            surrender="late",
+        ),
+        "play_after_dealer_bj",
+        want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 surrendered"),
+        want("uncited:lose-collects-stake", 6, "1", -NJ_W, -NJ_W // 2, -NJ_W // 2),
+    ),
+    # 5 a double after the peek, no card (none was owed: play was over), 7 the 16 collected its one wager
+    fires(
+        DBJ,
+        "double after the peek showed a blackjack, no card dealt",
+        nj([*NJ_DBJ_OPENING, double("1", NJ_W), reveal("dealer", "KC"), settle("1", "lose", NJ_W)]),
+        "play_after_dealer_bj",
+        want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 doubled down"),
+    ),
+    # 5 double, 6 its card, 8 the double collected too: the hand at the peek staked 2500 (not 19:47-2.10(b), whose
+    # blackjack comes after the double)
+    fires(
+        DBJ,
+        "double after the peek showed a blackjack, both wagers collected",
+        nj(
+            [
+                *NJ_DBJ_OPENING,
+                double("1", NJ_W),
+                deal("1", "9C"),
+                reveal("dealer", "KC"),
+                settle("1", "lose", 2 * NJ_W),
+            ]
+        ),
+        "play_after_dealer_bj",
+        want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 doubled down"),
+        want("uncited:lose-collects-stake", 8, "1", -NJ_W, -2 * NJ_W, NJ_W),
+    ),
+    # 0-3 8H AS 8D KC, 4 peek, 5 split, 6-7 cards, 8 reveal, 9-10 both hands collected: the box held one 16 at the
+    # peek (not 13:69F-2.11(d), whose blackjack comes after the split)
+    fires(
+        DBJ,
+        "split after the peek showed a blackjack, both wagers collected",
+        nj(
+            [
+                deal("1", "8H"),
+                deal("dealer", "AS"),
+                deal("1", "8D"),
+                deal("dealer", "KC", "down"),
+                peek(True),
+                split("1", NJ_W),
+                deal("1", "TC"),
+                deal("1.2", "9C"),
+                reveal("dealer", "KC"),
+                settle("1", "lose", NJ_W),
+                settle("1.2", "lose", NJ_W),
+            ]
+        ),
+        "play_after_dealer_bj",
+        want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 split"),
+        want("uncited:lose-collects-stake", 10, "1", -NJ_W, -2 * NJ_W, NJ_W),
     ),
     quiet(
         DBJ,

@@ -1,5 +1,6 @@
-"""A record that contradicts itself is unreplayable: findings of category "record" say where, and no regulatory
-finding is claimed. Never an exception."""
+"""A record that contradicts itself is unreplayable: findings of category "record" say where, and nothing is
+claimed at or after the first contradiction (these rounds have no fault before it; tests/rules/test_unreplayable.py
+has the findings kept from before it). Never an exception."""
 
 from __future__ import annotations
 

@@ -93,8 +93,8 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
     dealer_done = t.dealer_done_at()
     dealer_done = -1 if dealer_done is None else dealer_done
     for h in t.all_hands():
-        if not h.doubles:
-            continue
+        if not h.doubles or (t.dbj_known_at is not None and h.doubles[0][0] > t.dbj_known_at):
+            continue  # (a double after the dealer's blackjack was known is owed no card: play was over)
         dc = h.double_card()
         if dc is None:
             if t.complete and not h.split_aces:

@@ -100,7 +100,30 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
         up = _up_before(t, i)
         s = seat.seat
         blackjack = is_natural(cards) and len(seat.hands) == 1
-        if blackjack and up is not None and up[0] == "A":
+        allowed = blackjack and up is not None and up[0] == "A"
+        known = t.dealer_second_known_at()
+        late = known is not None and i > known
+        if not allowed:
+            ctx.emit(
+                "even_money_when",
+                i,
+                h.name,
+                f"Seat {s} was paid even money holding {'+'.join(cards) or 'no cards'} against a dealer "
+                f"{up or 'without a card'}; even money is only for a blackjack against a dealer ace.",
+                expected="player blackjack, dealer ace",
+                actual=f"{'+'.join(cards)} vs {up}",
+            )
+        if late:
+            ctx.emit(
+                "even_money_timing",
+                i,
+                h.name,
+                f"Seat {s} was paid even money after the dealer's second card was known; it is paid immediately, "
+                "before the dealer's hand is known.",
+                expected=f"before event {known}",
+                actual=f"event {i}",
+            )
+        if allowed and not late:
             if amount != h.wager:
                 ctx.emit(
                     "even_money_amount",
@@ -111,34 +134,14 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
                     actual=amount,
                     amount_delta=h.wager - amount,
                 )
-        else:
-            ctx.emit(
-                "even_money_when",
-                i,
-                h.name,
-                f"Seat {s} was paid even money holding {'+'.join(cards) or 'no cards'} against a dealer "
-                f"{up or 'without a card'}; even money is only for a blackjack against a dealer ace.",
-                expected="player blackjack, dealer ace",
-                actual=f"{'+'.join(cards)} vs {up}",
-            )
-            if len(cards) >= 2:
-                dealer = judged_dealer(t, i, draw_regime(t, ctx)[1])
-                if dealer is not None:
-                    # Even money is a settlement of the main wager (spec section 2), of what it paid.
-                    paid = h.settled(i, Settle("main", "win", amount, h.id), t.dbj_known_at)
-                    how = terms(t, ctx)
-                    judge(ctx, h, i, amount, paid.total, paid.stake, False, paid.blackjack, dealer, how)
-        known = t.dealer_second_known_at()
-        if known is not None and i > known:
-            ctx.emit(
-                "even_money_timing",
-                i,
-                h.name,
-                f"Seat {s} was paid even money after the dealer's second card was known; it is paid immediately, "
-                "before the dealer's hand is known.",
-                expected=f"before event {known}",
-                actual=f"event {i}",
-            )
+        elif len(cards) >= 2:
+            # Where even money is not allowed (not a blackjack against an ace, or once the dealer's second card is
+            # known) it is still what settled the wager (spec section 2): judged as a settlement of what it paid.
+            dealer = judged_dealer(t, i, draw_regime(t, ctx)[1])
+            if dealer is not None:
+                paid = h.settled(i, Settle("main", "win", amount, h.id), t.dbj_known_at)
+                how = terms(t, ctx)
+                judge(ctx, h, i, amount, paid.total, paid.stake, False, paid.blackjack, dealer, how)
 
 
 def _insurance_wager(seat: SeatState) -> tuple[str, str]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
-from app.domain.cards import TEN_VALUE, is_natural
+from app.domain.cards import TEN_VALUE, hand_total, is_natural
 from app.domain.checks.outcome import (
     DealerFacts,
     Expect,
     dealer_complete,
+    dealer_facts,
     depends_on_dealer,
     draw_regime,
     expect,
@@ -80,11 +81,9 @@ def on_settle(
     t: Trace, ctx: Ctx, h: HandState, i: int, settle: Settle, dealer: DealerFacts, how: Terms
 ) -> None:
     """A hand's first settlement, made when the dealer's hand was complete: judged now, by the hand as it stands.
-    (Settlements made before the dealer was complete, or by a hand whose cards after a known dealer blackjack do not
-    count, are judged at the end of the round by :func:`check_settlements`.)"""
-    if h.even_money is not None or (
-        t.dbj_known_at is not None and h.events and h.events[-1] > t.dbj_known_at
-    ):
+    (Settlements made before the dealer was complete, or once the dealer's blackjack was known (a hand is then judged
+    as it stood when it became known), are judged at the end of the round by :func:`check_settlements`.)"""
+    if h.even_money is not None or t.dbj_known_at is not None:
         return
     if dealer[1] and h.seat_split_at is not None:
         return  # a split seat against a dealer blackjack is judged as a whole, at the end
@@ -98,9 +97,15 @@ def on_settle(
 def check_settlements(t: Trace, ctx: Ctx) -> None:
     dealer_blackjack = t.dealer_blackjack
     last_dealer = t.dealer_events[-1] if t.dealer else -1
+    dbj = t.dbj_known_at
     how: Terms | None = None
     for seat in t.seats.values():
-        aggregate = dealer_blackjack and len(seat.hands) > 1
+        split_at = seat.hands[0].seat_split_at
+        if dbj is not None and split_at is not None and split_at > dbj:
+            # Split after the dealer's blackjack was known: the box is judged as the hand it held then.
+            _judge_unsplit(t, ctx, seat, how or terms(t, ctx))
+            continue
+        aggregate = dealer_blackjack and split_at is not None
         for h in seat.hands:
             settles = h.settles
             if h.even_money is not None:
@@ -121,6 +126,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             if s.cards < 2 and not s.surrendered:
                 continue  # a box that never received its cards
             how = how or terms(t, ctx)
+            # A later dealer card shows the dealer was still to play (a dealer who never did is reported as such).
             if depends_on_dealer(s) and s.event < last_dealer and not dealer_complete(t, s.event, how.h17):
                 ctx.emit(
                     "settled_early",
@@ -140,6 +146,23 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 )
         if aggregate and t.complete:
             _compare_split_seat(t, ctx, seat, (how or terms(t, ctx)).original_only)
+
+
+def _judge_unsplit(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
+    hands = seat.hands
+    for h in hands:
+        if len(h.settles) != 1:
+            settled_once(t, ctx, h.settles, _main_wager, h)
+    if not all(h.settles for h in hands):
+        return
+    cards = [c for c, e in seat.initial() if t.dbj_known_at is None or e < t.dbj_known_at]
+    if len(cards) < 2:
+        return
+    net = sum(h.settles[0][1].net for h in hands)
+    last = max(h.settles[0][0] for h in hands)
+    total = hand_total(cards)[0]
+    dealer = dealer_facts(t.dealer, t.dealer_up)
+    judge(ctx, hands[0], last, net, total, seat.wager, False, is_natural(cards), dealer, how)
 
 
 def judge(
