@@ -1,8 +1,9 @@
 """Audit one round: resolve the table's elections, replay the events (the state machine judges each as it arrives),
 then run the ruleset's end-of-round checks on the state it leaves.
 
-Findings come in a documented order: election findings (no event) first, then by event, then findings of an absence
-(no event, a hand); within one event by rule, in the order the checks made them."""
+Findings come in a documented order: findings about the table's elections (no event, no hand) first, then by event,
+then findings with no event but a hand (an absence, a box's wager); within one event by rule, in the order the checks
+made them."""
 
 from __future__ import annotations
 
@@ -109,7 +110,8 @@ def _judge(trace: Trace, ctx: Ctx, ruleset: Ruleset) -> None:
 
 
 def _order(f: Finding) -> tuple[int, int, str]:
-    # Election findings (no event) first, then by event; absences (no event, with a hand) last.
+    # Findings about the table (no event, no hand: its elections) first, then by event; findings with no event but
+    # a hand (an absence, or a box's wager) last. Whatever rule's category the table's finding cites.
     if f.event is None:
-        return (0 if f.rule.category == "election" else 2, 0, f.rule.rule)
+        return (0 if f.hand is None else 2, 0, f.rule.rule)
     return (1, f.event, f.rule.rule)

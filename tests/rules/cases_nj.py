@@ -1873,21 +1873,21 @@ CASES: list[Case] = [
         "main wager never settled",
         nj([*opening("TH", "9C", "7D", "TS"), stand("1"), *dealer_plays("TS")]),
         "missing_settlement",
-        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
+        want("uncited:missing-settlement", None, "1", "a settlement", "none", -2500),
     ),
     fires(
         "uncited:missing-settlement",
         "insurance never settled",
         insured(HALF, collected=False),
         "missing_settlement",
-        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
+        want("uncited:missing-settlement", None, "1", "a settlement", "none", -1250),
     ),
     fires(
         "uncited:missing-settlement",
         "additional wager never settled",
         same_suit("6C", None),
         "missing_settlement",
-        want("uncited:missing-settlement", None, "1", "a settlement", "none"),
+        want("uncited:missing-settlement", None, "1", "a settlement", "none", -100),
     ),
     quiet(
         "uncited:missing-settlement",
@@ -1921,7 +1921,7 @@ CASES: list[Case] = [
             ]
         ),
         "settled_twice",
-        want("uncited:settled-twice", 7, "1", "one settlement", "another"),
+        want("uncited:settled-twice", 7, "1", "one settlement", "another", -2500),
     ),
     fires(
         "uncited:settled-twice",
@@ -1936,7 +1936,7 @@ CASES: list[Case] = [
             ]
         ),
         "settled_twice",
-        want("uncited:settled-twice", 7, "1", "no further settlement", "settled again"),
+        want("uncited:settled-twice", 7, "1", "no further settlement", "settled again", -3750),
     ),
     fires(
         "uncited:settled-twice",
@@ -1954,7 +1954,7 @@ CASES: list[Case] = [
             ]
         ),
         "settled_twice",
-        want("uncited:settled-twice", 7, "1", "one settlement", "another"),
+        want("uncited:settled-twice", 7, "1", "one settlement", "another", 1250),
     ),
     # Regression: check_additional reads only the first settlement of an additional wager and never reports
     # a second one.
@@ -1974,7 +1974,7 @@ CASES: list[Case] = [
             additional_wager="same_suit",
         ),
         "settled_twice",
-        want("uncited:settled-twice", 5, "1", "one settlement", "another"),
+        want("uncited:settled-twice", 5, "1", "one settlement", "another", -100),
     ),
     quiet("uncited:settled-twice", "each wager settled once", plain()),
 ]

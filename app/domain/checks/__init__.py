@@ -36,7 +36,9 @@ ROLES: dict[Check, frozenset[str]] = {
     insurance.check_insurance: frozenset(
         {"insurance_when", "insurance_amount", "insurance_timing", "insurance_chips"}
     ),
-    insurance.check_even_money: frozenset({"even_money_when", "even_money_amount", "even_money_timing"})
+    insurance.check_even_money: frozenset(
+        {"even_money_when", "even_money_amount", "even_money_timing", "settled_early"}
+    )
     | _PAYOUT,
     dealer.check_dealer_draw: dealer.ROLES,
     settlement.check_settlements: settlement.ROLES,

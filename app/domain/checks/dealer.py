@@ -54,7 +54,9 @@ def live(t: Trace, before: int) -> bool:
 def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
     d, at = t.dealer, t.dealer_events
     if len(d) == 1:
-        if t.complete and (live(t, _END) or any(seat.insurance for seat in t.seats.values())):
+        if not t.complete:
+            return
+        if live(t, _END):
             ctx.emit(
                 draw_regime(t, ctx)[0],
                 None,
@@ -62,6 +64,16 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
                 f"The dealer stopped on a single card ({d[0]}) while player hands were still live; the dealer "
                 "must complete the hand.",
                 expected="draw to a standing total",
+                actual="stood on one card",
+            )
+        elif any(seat.insurance for seat in t.seats.values()):
+            ctx.emit(
+                draw_regime(t, ctx)[0],
+                None,
+                "dealer",
+                f"The dealer stopped on a single card ({d[0]}) although insurance was placed; the dealer's second "
+                "card decides it.",
+                expected="a second card, to decide the insurance",
                 actual="stood on one card",
             )
         return

@@ -11,8 +11,10 @@ Roles: ``insurance_when``, ``insurance_amount``, ``insurance_timing``, ``insuran
 
 from __future__ import annotations
 
+from functools import partial
+
 from app.domain.cards import TEN_VALUE, is_natural
-from app.domain.checks.outcome import draw_regime, judged_dealer
+from app.domain.checks.outcome import dealer_complete, depends_on_dealer, judged_dealer
 from app.domain.checks.settlement import judge, settled_once, terms
 from app.domain.checks.words import done, sign, verb
 from app.domain.model import Settle
@@ -137,11 +139,30 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
         elif len(cards) >= 2:
             # Where even money is not allowed (not a blackjack against an ace, or once the dealer's second card is
             # known) it is still what settled the wager (spec section 2): judged as a settlement of what it paid.
-            dealer = judged_dealer(t, i, draw_regime(t, ctx)[1])
+            how = terms(t, ctx)
+            paid = h.settled(i, Settle("main", "win", amount, h.id), t.dbj_known_at)
+            later = bool(t.dealer) and t.dealer_events[-1] > i
+            if depends_on_dealer(paid) and later and not dealer_complete(t, i, how.h17):
+                ctx.emit(
+                    "settled_early",
+                    i,
+                    h.name,
+                    f"Hand {h.name}'s outcome depends on the dealer's total, but it was paid even money before the "
+                    "dealer's hand was complete.",
+                    expected="settled after the dealer's hand is complete",
+                    actual=f"settled at event {i}, dealer's last card at event {t.dealer_events[-1]}",
+                )
+            dealer = judged_dealer(t, i, how.h17)
             if dealer is not None:
-                paid = h.settled(i, Settle("main", "win", amount, h.id), t.dbj_known_at)
-                how = terms(t, ctx)
                 judge(ctx, h, i, amount, paid.total, paid.stake, False, paid.blackjack, dealer, how)
+
+
+def _due(t: Trace, seat: SeatState) -> int | None:
+    """What an insurance never settled was owed: 2 to 1 if the dealer's second card is a ten, else its stake."""
+    second = t.hole
+    if second is None:
+        return None
+    return 2 * seat.insured if second[0][0] in TEN_VALUE else -seat.insured
 
 
 def _insurance_wager(seat: SeatState) -> tuple[str, str]:
@@ -158,7 +179,7 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
         if not seat.insurance:
             continue
         s = seat.seat
-        first = settled_once(t, ctx, seat.insurance_settles, _insurance_wager, seat)
+        first = settled_once(t, ctx, seat.insurance_settles, _insurance_wager, seat, partial(_due, t, seat))
         if first is None:
             continue
         i, settle = first

@@ -16,6 +16,7 @@ Roles: ``missing_settlement``, ``settled_twice``, ``lose_amount``, ``win_odds``,
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple, TypeVar
 
 from app.domain.cards import TEN_VALUE, hand_total, is_natural
@@ -109,7 +110,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
         for h in seat.hands:
             settles = h.settles
             if h.even_money is not None:
-                for i, _ in settles:
+                for i, again in settles:
                     ctx.emit(
                         "settled_twice",
                         i,
@@ -117,9 +118,14 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                         f"Hand {h.name} was already settled by even money; it was settled again.",
                         expected="no further settlement",
                         actual="settled again",
+                        amount_delta=-again.net,
                     )
                 continue
-            once = settles[0] if len(settles) == 1 else settled_once(t, ctx, settles, _main_wager, h)
+            if len(settles) == 1:
+                once: tuple[int, Settle] | None = settles[0]
+            else:
+                how = how or terms(t, ctx)
+                once = settled_once(t, ctx, settles, _main_wager, h, partial(_due_at_end, t, h, how))
             if once is None or h.judged:
                 continue
             s = h.settled(*once, t.dbj_known_at)
@@ -146,6 +152,20 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 )
         if aggregate and t.complete:
             _compare_split_seat(t, ctx, seat, (how or terms(t, ctx)).original_only)
+
+
+def _due_at_end(t: Trace, h: HandState, how: Terms) -> int | None:
+    """What a hand never settled was owed, as it stands at the end against the dealer's final hand."""
+    if (len(h.cards) < 2 and h.surrendered_at is None) or len(t.dealer) < 2:
+        return None
+    s = h.settled(1 << 30, Settle("main", "push", 0, h.id), t.dbj_known_at)
+    dealer = dealer_facts(t.dealer, t.dealer_up)
+    if dealer[1] and h.seat_split_at is not None:
+        return None  # a split box against a dealer blackjack is owed as a whole
+    exp = expect(s.total, s.stake, h.wager, s.surrendered, s.blackjack, dealer, how.six_five)
+    if dealer[1] and s.stake > h.wager and not s.blackjack and how.original_only:
+        return -h.wager
+    return exp.nets[0]
 
 
 def _judge_unsplit(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
@@ -220,19 +240,37 @@ def settled_once(
     settles: list[tuple[int, Settle]],
     describe: Callable[[T], tuple[str, str]],
     subject: T,
+    due: Callable[[], int | None] | None = None,
 ) -> tuple[int, Settle] | None:
     """A wager's settlement; a missing one, or any after the first, is reported. ``describe(subject)`` gives the
-    finding's hand and the wager in words (built only for a finding)."""
+    finding's hand and the wager in words, ``due()`` what a settlement would have been owed (the money of a missing
+    one, when it can be known); both are called only for a finding. A second settlement should have moved no
+    money: what it moved is owed back."""
     if len(settles) == 1:
         return settles[0]
     where, wager = describe(subject)
     if not settles:
         if t.complete:
-            ctx.emit("missing_settlement", None, where, f"{wager} was never settled.", "a settlement", "none")
+            owed = due() if due is not None else None
+            ctx.emit(
+                "missing_settlement",
+                None,
+                where,
+                f"{wager} was never settled.",
+                "a settlement",
+                "none",
+                amount_delta=owed,
+            )
         return None
-    for i, _ in settles[1:]:
+    for i, again in settles[1:]:
         ctx.emit(
-            "settled_twice", i, where, f"{wager} was settled more than once.", "one settlement", "another"
+            "settled_twice",
+            i,
+            where,
+            f"{wager} was settled more than once.",
+            "one settlement",
+            "another",
+            amount_delta=-again.net,
         )
     return settles[0]
 

@@ -6,6 +6,8 @@ Roles: ``wager_limits``; ``additional_type``, ``additional_amount``, ``additiona
 
 from __future__ import annotations
 
+from functools import partial
+
 from app.domain.cards import value
 from app.domain.checks.settlement import settled_once
 from app.domain.checks.words import done
@@ -63,7 +65,7 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                 expected=required,
                 actual=seat.additional_amount,
             )
-        first = settled_once(t, ctx, seat.additional_settles, _additional_wager, seat)
+        first = settled_once(t, ctx, seat.additional_settles, _additional_wager, seat, partial(_due, t, seat))
         if first is None:
             continue
         i, settle = first
@@ -116,6 +118,20 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                     ),
                     actual=f"event {i}",
                 )
+
+
+def _due(t: Trace, seat: SeatState) -> int | None:
+    """What an additional wager never settled was owed: its stake, collected, when it lost (what a winner pays is on
+    the table's layout, which we do not hold)."""
+    own = [c for c, _ in seat.initial()]
+    up = t.dealer_up
+    if (
+        len(own) < 2
+        or seat.additional_kind is None
+        or _additional_wins(seat.additional_kind, own, [up] if up else [])
+    ):
+        return None
+    return -seat.additional_amount
 
 
 def _additional_wins(kind: str, own: list[str], dealer_first: list[str]) -> bool | None:
