@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch worker openapi migrate clean install
+.PHONY: run test lint typecheck bench bench-http bench-batch worker openapi migrate clean install mutation
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,8 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check app tests bench
-	$(VENV)/bin/ruff format --check app tests bench
+	$(VENV)/bin/ruff check app tests bench tools
+	$(VENV)/bin/ruff format --check app tests bench tools
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -36,6 +36,10 @@ bench: $(STAMP)
 ## The HTTP service on PostgreSQL under load (concurrency 1, 16, 64), beside a trivial endpoint
 bench-http: $(STAMP)
 	$(PY) -m bench.http_ingest
+
+## Mutation testing of the pure engine against the fast tests (minutes; not part of `make test`): docs/testing.md
+mutation: $(STAMP)
+	$(PY) -m tools.mutation
 
 ## Regenerate the committed OpenAPI document (a test fails when the app drifts from it)
 openapi: $(STAMP)
@@ -54,4 +58,4 @@ worker: $(STAMP)
 	$(VENV)/bin/bjaudit worker
 
 clean:
-	rm -rf $(VENV) var .pytest_cache
+	rm -rf $(VENV) var .pytest_cache mutants

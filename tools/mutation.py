@@ -42,13 +42,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT = ROOT / "tests" / "mutation" / "equivalent.txt"
-TESTS = ["tests/rules/", "tests/unit/test_examples.py", "tests/unit/test_rulesets.py"]
+TESTS = [
+    "tests/rules/",
+    "tests/unit/test_examples.py",
+    "tests/unit/test_rulesets.py",
+    "tests/unit/test_record.py",
+]
 DATA_MODULES = ["app/jurisdictions/nj.py", "app/jurisdictions/nz.py", "app/jurisdictions/common.py"]
 AIM = 90.0
 
 # Calls whose argument at this position (or keyword) is prose for people.
-_PROSE_ARGS = {"emit": (3, "message"), "problem": (2, "message"), "RecordProblem": (2, "message")}
-_PROSE_KEYWORDS = {"title", "paraphrase", "reason", "not_checkable_reason", "message"}
+_PROSE_ARGS: dict[str, set[int]] = {
+    "emit": {3},  # ctx.emit(role, event, hand, message, ...)
+    "problem": {2},  # problem(event, where, message, ...)
+    "RecordProblem": {2},
+    "Expect": {
+        3,
+        4,
+        5,
+    },  # Expect(nets, direction, amount, why, pt, dt): why and the totals it is written with
+    "after_dealer_blackjack": set(),
+}
+_PROSE_KEYWORDS = {"title", "paraphrase", "reason", "not_checkable_reason", "message", "why"}
 _MONEY_NAMES = {
     "amount",
     "amount_delta",
@@ -68,6 +83,24 @@ _MONEY_NAMES = {
     "everything",
 }
 _MONEY_FUNCTIONS = {"judge", "expect", "ratio", "_judge_unsplit", "_compare_split_seat", "_restitution"}
+# Functions whose only use is the prose of a message (their mutants are message text).
+_PROSE_FUNCTIONS = {
+    "app.domain.replay._nth",
+    "app.domain.checks.words.verb",
+    "app.domain.checks.words.due",
+    "app.domain.checks.words.done",
+    "app.domain.state.HandState.__repr__",
+}
+# Functions that run only while the rules modules are imported (building the rulesets): mutmut's trampolines are
+# not yet in place then, so their mutants are run here one by one, in a scratch copy, like the rule data.
+_IMPORT_TIME = {
+    "app.jurisdictions.common.build_ruleset",
+    "app.jurisdictions.common.uncited",
+    "app.jurisdictions.common.not_checkable",
+    "app.jurisdictions.nj.nj",
+    "app.jurisdictions.nz.nz",
+    "app.domain.rules.Ruleset.__post_init__",
+}
 
 
 @dataclass
@@ -79,10 +112,16 @@ class Mutant:
     before: str = ""
     after: str = ""
     kind: str = "logic"  # logic | message | equivalent
+    names: frozenset[str] = frozenset()  # the identifiers in the changed code
 
     @property
     def file(self) -> str:
-        return self.module.replace(".", "/") + ".py"
+        path = self.module.replace(".", "/")
+        return path + "/__init__.py" if (ROOT / path).is_dir() else path + ".py"
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}.{self.function}"
 
     @property
     def signature(self) -> str:
@@ -90,21 +129,21 @@ class Mutant:
 
     @property
     def money(self) -> bool:
-        words = set(_words(self.before)) | set(_words(self.after))
-        return self.function.split(".")[-1] in _MONEY_FUNCTIONS or bool(words & _MONEY_NAMES)
+        return self.function.split(".")[-1] in _MONEY_FUNCTIONS or bool(self.names & _MONEY_NAMES)
 
 
-def _words(src: str) -> Iterator[str]:
-    word = ""
-    for ch in src:
-        if ch.isalnum() or ch == "_":
-            word += ch
-        else:
-            if word:
-                yield word
-            word = ""
-    if word:
-        yield word
+def _identifiers(*nodes: object) -> frozenset[str]:
+    out: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.AST):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name):
+                    out.add(sub.id)
+                elif isinstance(sub, ast.Attribute):
+                    out.add(sub.attr)
+                elif isinstance(sub, ast.keyword) and sub.arg:
+                    out.add(sub.arg)
+    return frozenset(out)
 
 
 # --- Pass 1: mutmut ---------------------------------------------------------------------------------------------
@@ -171,9 +210,22 @@ def _describe(mutants: list[Mutant]) -> None:
             if diff is None:
                 continue
             a, b, path_to = diff
+            if not isinstance(a, ast.expr | ast.stmt) and path_to:
+                # an operator, or a changed field: show the expression around it
+                a, b = path_to[-1][0], _node_at(mutated, path_to, len(path_to) - 1)
             m.before, m.after = _short(a), _short(b)
-            if isinstance(a, ast.Constant) and isinstance(a.value, str) and _is_prose(path_to):
+            m.names = _identifiers(a, b)
+            if m.qualname in _PROSE_FUNCTIONS or _is_prose(path_to) and not _changes_call(a, b):
                 m.kind = "message"
+
+
+def _node_at(root: ast.AST, path: list[tuple[ast.AST, str, int | None]], depth: int) -> ast.AST:
+    """The node of ``root``'s tree that stands where path[depth]'s node stands in the other tree."""
+    node = root
+    for _, field, index in path[:depth]:
+        value = getattr(node, field)
+        node = value[index] if index is not None else value
+    return node
 
 
 def _short(node: object) -> str:
@@ -215,6 +267,11 @@ def _first_difference(a: object, b: object, path: Path_) -> tuple[object, object
     return None
 
 
+def _changes_call(a: object, b: object) -> bool:
+    """Whether a mutation changes which arguments a call gets (an argument removed), not one argument's value."""
+    return isinstance(a, ast.Call) or isinstance(b, ast.Call)
+
+
 def _is_prose(path: Path_) -> bool:
     """Whether the changed node lies in the prose argument of a call (a finding's message, a problem's message)."""
     for k in range(len(path) - 1, -1, -1):
@@ -228,7 +285,7 @@ def _is_prose(path: Path_) -> bool:
                 if isinstance(func, ast.Name)
                 else ""
             )
-            if field == "args" and name in _PROSE_ARGS and index == _PROSE_ARGS[name][0]:
+            if field == "args" and name in _PROSE_ARGS and index in _PROSE_ARGS[name]:
                 return True
             if field == "keywords" and index is not None:
                 kw = node.keywords[index].arg
@@ -336,12 +393,14 @@ def _replace(root: ast.AST, path: DataPath, new: ast.AST) -> None:
         getattr(node, field)[index] = new
 
 
-def run_data(tests: list[str], workers: int) -> list[tuple[str, str, str, str, bool]]:
-    """Run the tests against each data mutant, in ``workers`` scratch copies of the project at once; (file, owner,
-    before, after, killed) for each."""
-    mutants = list(data_mutants())
-    print(f"data mutants: {len(mutants)} ...", flush=True)
-    with tempfile.TemporaryDirectory(prefix="bjaudit-data-mutants-") as tmp:
+Job = tuple[str, str]
+"""A scratch run: the file to replace (relative to the project) and its new source."""
+
+
+def run_scratch(jobs: list[Job], tests: list[str], workers: int) -> list[bool]:
+    """Run the tests once per job, with that job's file replaced, in ``workers`` scratch copies of the project at
+    once: for each job, whether the tests failed (the mutant was killed)."""
+    with tempfile.TemporaryDirectory(prefix="bjaudit-mutants-") as tmp:
         scratches = []
         for k in range(workers):
             scratch = Path(tmp) / str(k)
@@ -353,13 +412,14 @@ def run_data(tests: list[str], workers: int) -> list[tuple[str, str, str, str, b
                     shutil.copy(src, scratch / part)
             scratches.append(scratch)
 
-        def one(k: int) -> list[tuple[str, str, str, str, bool]]:
+        def one(k: int) -> list[tuple[int, bool]]:
             out = []
             scratch = scratches[k]
-            for file, owner, before, after, tree in mutants[k::workers]:
+            for n in range(k, len(jobs), workers):
+                file, source = jobs[n]
                 target = scratch / file
                 original = target.read_text()
-                target.write_text(ast.unparse(tree))
+                target.write_text(source)
                 try:
                     proc = subprocess.run(
                         [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
@@ -374,11 +434,47 @@ def run_data(tests: list[str], workers: int) -> list[tuple[str, str, str, str, b
                     killed = True
                 finally:
                     target.write_text(original)
-                out.append((file, owner, before, after, killed))
+                out.append((n, killed))
             return out
 
+        results = [False] * len(jobs)
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            return [r for part in pool.map(one, range(workers)) for r in part]
+            for part in pool.map(one, range(workers)):
+                for n, killed in part:
+                    results[n] = killed
+        return results
+
+
+def import_time_jobs(mutants: list[Mutant]) -> list[tuple[Mutant, Job]]:
+    """The project file with the mutant's function body in place of the original, for each mutant of a function
+    that runs only while the rules modules are imported."""
+    out = []
+    trees: dict[str, ast.Module] = {}
+    mutated_defs: dict[str, dict[str, ast.FunctionDef]] = {}
+    for m in mutants:
+        if m.qualname not in _IMPORT_TIME:
+            continue
+        if m.file not in mutated_defs:
+            defs: dict[str, ast.FunctionDef] = {}
+            for node in ast.walk(ast.parse((ROOT / "mutants" / m.file).read_text())):
+                if isinstance(node, ast.FunctionDef) and "__mutmut_" in node.name:
+                    defs[node.name] = node
+            mutated_defs[m.file] = defs
+            trees[m.file] = ast.parse((ROOT / m.file).read_text())
+        mutant = mutated_defs[m.file].get(m.name.rpartition(".")[2])
+        if mutant is None:
+            continue
+        tree = copy.deepcopy(trees[m.file])
+        name = m.function.rpartition(".")[2]
+        cls = m.function.rpartition(".")[0]
+        scope: list[ast.stmt] = tree.body
+        if cls:
+            scope = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls).body
+        target = next(n for n in scope if isinstance(n, ast.FunctionDef) and n.name == name)
+        target.body = copy.deepcopy(mutant.body)
+        target.args = copy.deepcopy(mutant.args)
+        out.append((m, (m.file, ast.unparse(tree))))
+    return out
 
 
 # --- Report -----------------------------------------------------------------------------------------------------
@@ -411,6 +507,23 @@ def main() -> int:
         if m.kind == "logic" and m.signature in equivalent:
             m.kind = "equivalent"
 
+    data_rows: collections.Counter[str] = collections.Counter()
+    data_survivors: list[tuple[str, str, str, str]] = []
+    if not args.skip_data:
+        # What mutmut cannot reach: the functions that build the rulesets at import, and the rule data itself.
+        at_import = import_time_jobs(mutants)
+        data = list(data_mutants())
+        print(f"import-time mutants: {len(at_import)}, rule data mutants: {len(data)} ...", flush=True)
+        jobs = [job for _, job in at_import] + [(file, ast.unparse(tree)) for file, _, _, _, tree in data]
+        killed = run_scratch(jobs, TESTS, args.max_children)
+        for (m, _), dead in zip(at_import, killed[: len(at_import)], strict=True):
+            m.status = "killed" if dead else "survived"
+        for (file, owner, before, after, _), dead in zip(data, killed[len(at_import) :], strict=True):
+            data_rows["mutants"] += 1
+            data_rows["killed" if dead else "survived"] += 1
+            if not dead:
+                data_survivors.append((file, owner, before, after))
+
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     survivors: list[Mutant] = []
     for m in mutants:
@@ -424,15 +537,6 @@ def main() -> int:
         else:
             row["survived"] += 1
             survivors.append(m)
-
-    data_rows: collections.Counter[str] = collections.Counter()
-    data_survivors: list[tuple[str, str, str, str]] = []
-    if not args.skip_data:
-        for file, owner, before, after, killed in run_data(TESTS, args.max_children):
-            data_rows["mutants"] += 1
-            data_rows["killed" if killed else "survived"] += 1
-            if not killed:
-                data_survivors.append((file, owner, before, after))
 
     print()
     print(f"{'file':<40}{'mutants':>9}{'message':>9}{'equiv.':>8}{'killed':>8}{'survived':>10}{'score':>8}")

@@ -39,9 +39,6 @@ class Rule:
     checkable: bool = True
     not_checkable_reason: str | None = None
 
-    def in_force(self, on: date) -> bool:
-        return (self.effective is None or self.effective <= on) and (self.until is None or on < self.until)
-
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -137,4 +134,5 @@ class Ruleset:
         )
 
     def covers(self, on: date) -> bool:
+        """Whether the ruleset is in force on that (local) date."""
         return self.effective <= on and (self.until is None or on < self.until)

@@ -24,7 +24,7 @@ def ruleset_for(jurisdiction: str, played_at: datetime) -> Ruleset:
         )
     day = played_at.date()
     for rs in rulesets:
-        if rs.effective <= day and (rs.until is None or day < rs.until):
+        if rs.covers(day):
             return rs
     spans = "; ".join(
         f"{rs.name}: from {rs.effective}" + (f" until {rs.until}" if rs.until else "") for rs in rulesets

@@ -10,13 +10,13 @@ import pytest
 
 from app.jurisdictions import RULESETS
 from tests.builders import audit
-from tests.rules import cases_nj, cases_nz, cases_play
+from tests.rules import cases_edges, cases_nj, cases_nz, cases_play
 from tests.rules.case import Case
 from tests.rules.case import got as got_whole
 
 CASES: dict[str, list[Case]] = {
-    "US-NJ": [*cases_nj.CASES, *cases_play.NJ_CASES],
-    "NZ": [*cases_nz.CASES, *cases_play.NZ_CASES],
+    "US-NJ": [*cases_nj.CASES, *cases_play.NJ_CASES, *cases_edges.NJ_CASES],
+    "NZ": [*cases_nz.CASES, *cases_play.NZ_CASES, *cases_edges.NZ_CASES],
 }
 ALL = [(j, c) for j, cs in CASES.items() for c in cs]
 

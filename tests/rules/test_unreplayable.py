@@ -106,3 +106,29 @@ def test_every_contradiction_is_listed() -> None:
     result = audit(r)
     assert result["verdict"] == "unreplayable"
     assert [(f["rule"], f["event"]) for f in result["findings"]] == [("record", 4), ("record", 5)]
+
+
+def test_nine_decks_are_refused_by_the_format() -> None:
+    """The record format allows 1 to 8 decks (round-v1.md section 3): NZ r 3.1's upper edge is the format's."""
+    import pytest
+
+    from app.schema import RoundInvalid, round_from_obj
+
+    r = a_round("NZ", extra_rules={"decks": 9}, events=[deal("1", "TH")])
+    with pytest.raises(RoundInvalid) as err:
+        round_from_obj(r)
+    assert [p["pointer"] for p in err.value.problems] == ["/table/rules/decks"]
+
+
+def test_the_default_shoe_holds_eight_of_each_card() -> None:
+    """With no deck count recorded, registered or defaulted, a shoe holds at most eight decks: a ninth copy of a
+    card contradicts the record."""
+    rules = {"dealer_soft_17": "stand", "dealer_second_card": "initial_deal", "peek": True}
+    seats = [seat(n, W) for n in range(1, 5)]
+    events = [deal(str(n), "2H") for n in range(1, 5)] + [deal("dealer", "2H")]
+    events += [deal(str(n), "2H") for n in range(1, 5)] + [deal("dealer", "9C", "down")]
+    result = audit(a_round("US-NJ", rules=rules, seats=seats, events=events))
+    assert result["verdict"] == "unreplayable"
+    assert [(f["rule"], f["event"], f["hand"], f["expected"], f["actual"]) for f in result["findings"]] == [
+        ("record", 8, "4", 8, 9)
+    ]

@@ -85,16 +85,6 @@ def dealer_facts(cards: Sequence[str], up: str | None = None) -> DealerFacts:
     )
 
 
-def dealer_now(t: Trace, h17: bool | None) -> tuple[DealerFacts, bool]:
-    """The dealer's hand as it stands (the facts a settlement is judged on), and whether it is complete by rule."""
-    cards = t.dealer
-    total, soft = hand_total(cards)
-    blackjack = is_natural(cards[:2])
-    up = t.dealer_up
-    facts = (total, blackjack, up is not None and (up[0] == "A" or up[0] in TEN_VALUE))
-    return facts, blackjack or total > 21 or stands(total, soft, h17) is True
-
-
 def dealer_complete(t: Trace, before: int, h17: bool | None) -> bool | None:
     """Whether the dealer's hand was complete by rule before event ``before``: a blackjack (known, or as dealt), a
     bust, or a total on which the dealer must stand. None when only a later card can tell (a soft 17 at a table

@@ -1,0 +1,19 @@
+"""The examples in the engine's docstrings are tests too."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import app.domain
+
+MODULES = sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain."))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert failed == 0
