@@ -47,12 +47,11 @@ STATUS_NAMES = (
 INITIAL_DEAL, PLAYERS, DEALER_PLAYS, OVER = "initial deal", "players", "dealer", "over"
 
 
-class SettleAt(NamedTuple):
-    """A settlement, with the hand as it stood when it was made (section 2.1: cards dealt later never change what
-    it should have been; after a known dealer blackjack, the cards held when it became known)."""
+class HandAt(NamedTuple):
+    """A hand as it stood at an event, as a settlement made then is judged (section 2.1: cards dealt later never
+    change what it should have been; after a known dealer blackjack, the hand as it stood when it became known)."""
 
     event: int
-    settle: Settle
     cards: int
     """How many cards the hand held."""
     total: int
@@ -205,10 +204,9 @@ class HandState:
         self.status = DEALING if len(self.cards) < 2 else OPEN
         return card, event
 
-    def settled(self, i: int, settle: Settle, dbj_known_at: int | None) -> SettleAt:
-        """The hand as it stood when ``settle`` was made at event ``i`` (once the dealer's blackjack was known, as it
-        stood then: nothing done after counts): its cards, its wagers, whether it had surrendered, and whether it was
-        a blackjack."""
+    def at(self, i: int, dbj_known_at: int | None) -> HandAt:
+        """The hand as it stood at event ``i`` (once the dealer's blackjack was known, as it stood then: nothing done
+        after counts): its cards, its wagers, whether it had surrendered, and whether it was a blackjack."""
         cut = i if dbj_known_at is None or dbj_known_at > i else dbj_known_at
         events = self.events
         split = self.seat_split_at is not None and self.seat_split_at < cut
@@ -224,7 +222,7 @@ class HandState:
             if e < cut:
                 stake += amount
         surrendered = self.surrendered_at is not None and self.surrendered_at < cut
-        return SettleAt(i, settle, n, total, stake, surrendered, blackjack)
+        return HandAt(i, n, total, stake, surrendered, blackjack)
 
 
 class SeatState:

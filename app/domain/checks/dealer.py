@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from app.domain.cards import VALUES as _VALUE
 from app.domain.cards import hand_total, is_natural
-from app.domain.checks.outcome import dealer_facts, draw_regime, expect, judged_dealer, pays_six_five, stands
+from app.domain.checks.outcome import dealer_facts, draw_regime, expect, judged_dealer, stands
 from app.domain.checks.words import verb
-from app.domain.model import Settle
 from app.domain.rules import Ctx
 from app.domain.state import Trace
 
@@ -95,7 +94,7 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
         c, e = d[k], at[k]
         total, soft = hand_total(d[:k])
         if stands(total, soft, h17):
-            restitution = _restitution(t, ctx, d[:k], h17)
+            restitution = _restitution(t, d[:k], h17)
             note = f" Had the dealer stood, {restitution[1]}." if restitution and restitution[1] else ""
             ctx.emit(
                 role,
@@ -132,29 +131,32 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
         )
 
 
-def _restitution(t: Trace, ctx: Ctx, dealer_cards: list[str], h17: bool | None) -> tuple[int, str] | None:
+def _restitution(t: Trace, dealer_cards: list[str], h17: bool | None) -> tuple[int, str] | None:
     """What the players are owed (+) or owe (-) had the dealer stopped with ``dealer_cards``: for each hand, what
     was due on the dealer it was settled against, and what would have been due on the stopped dealer. None when
-    that cannot be known (only part of the round could be replayed)."""
+    that cannot be known (only part of the round could be replayed).
+
+    Only the dealer's total differs between the two (the first two cards, and so a dealer blackjack, are the same):
+    hands surrendered, paid even money or holding a blackjack were owed the same either way and are left out."""
     if not t.complete:
         return None
-    six_five = pays_six_five(t, ctx)
-    stopped = dealer_facts(dealer_cards, t.dealer_up)
+    stopped = dealer_facts(dealer_cards)
     delta = 0
     changed = []
     for h in t.hand_list:
         if h.surrendered_at is not None or h.even_money is not None:
             continue
         if h.settles:
-            s = h.settled(*h.settles[0], t.dbj_known_at)
+            s = h.at(h.settles[0][0], t.dbj_known_at)
             judged = judged_dealer(t, s.event, h17)
             assert judged is not None  # the round is complete
         else:
-            s = h.settled(_END, Settle("main", "push", 0, h.id), t.dbj_known_at)  # as it stands at the end
-            judged = dealer_facts(t.dealer, t.dealer_up)
-        view = (s.total, s.stake, h.wager, s.surrendered, s.blackjack)
-        actual = expect(*view, judged, six_five).nets[0]
-        should = expect(*view, stopped, six_five).nets[0]
+            s = h.at(_END, t.dbj_known_at)  # never settled: as it stands at the end
+            judged = dealer_facts(t.dealer)
+        if s.blackjack or s.surrendered:
+            continue
+        actual = expect(s.total, s.stake, h.wager, False, False, judged, False).nets[0]
+        should = expect(s.total, s.stake, h.wager, False, False, stopped, False).nets[0]
         if actual != should:
             delta += should - actual
             changed.append(f"hand {h.name} would have {verb(should)}, not {verb(actual)}")

@@ -17,7 +17,6 @@ from app.domain.cards import TEN_VALUE, is_natural
 from app.domain.checks.outcome import dealer_complete, depends_on_dealer, judged_dealer
 from app.domain.checks.settlement import judge, settled_once, terms
 from app.domain.checks.words import done, sign, verb
-from app.domain.model import Settle
 from app.domain.rules import Ctx
 from app.domain.state import SeatState, Trace
 
@@ -140,7 +139,7 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
             # Where even money is not allowed (not a blackjack against an ace, or once the dealer's second card is
             # known) it is still what settled the wager (spec section 2): judged as a settlement of what it paid.
             how = terms(t, ctx)
-            paid = h.settled(i, Settle("main", "win", amount, h.id), t.dbj_known_at)
+            paid = h.at(i, t.dbj_known_at)
             later = bool(t.dealer) and t.dealer_events[-1] > i
             if depends_on_dealer(paid) and later and not dealer_complete(t, i, how.h17):
                 ctx.emit(

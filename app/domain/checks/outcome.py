@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from app.domain.cards import TEN_VALUE, hand_total, is_natural
 from app.domain.rules import Ctx
-from app.domain.state import SettleAt, Trace
+from app.domain.state import HandAt, Trace
 
 
 def stands(total: int, soft: bool, hits_soft_17: bool | None) -> bool | None:
@@ -159,6 +159,6 @@ def expect(
     )
 
 
-def depends_on_dealer(s: SettleAt) -> bool:
+def depends_on_dealer(s: HandAt) -> bool:
     """Whether the hand's outcome depends on the dealer's total (not surrendered, busted or a blackjack)."""
     return not (s.surrendered or s.blackjack) and s.total <= 21

@@ -128,7 +128,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 once = settled_once(t, ctx, settles, _main_wager, h, partial(_due_at_end, t, h, how))
             if once is None or h.judged:
                 continue
-            s = h.settled(*once, t.dbj_known_at)
+            s = h.at(once[0], t.dbj_known_at)
             if s.cards < 2 and not s.surrendered:
                 continue  # a box that never received its cards
             how = how or terms(t, ctx)
@@ -147,9 +147,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 continue
             dealer = judged_dealer(t, s.event, how.h17)
             if dealer is not None:
-                judge(
-                    ctx, h, s.event, s.settle.net, s.total, s.stake, s.surrendered, s.blackjack, dealer, how
-                )
+                judge(ctx, h, s.event, once[1].net, s.total, s.stake, s.surrendered, s.blackjack, dealer, how)
         if aggregate and t.complete:
             _compare_split_seat(t, ctx, seat, (how or terms(t, ctx)).original_only)
 
@@ -158,7 +156,7 @@ def _due_at_end(t: Trace, h: HandState, how: Terms) -> int | None:
     """What a hand never settled was owed, as it stands at the end against the dealer's final hand."""
     if (len(h.cards) < 2 and h.surrendered_at is None) or len(t.dealer) < 2:
         return None
-    s = h.settled(1 << 30, Settle("main", "push", 0, h.id), t.dbj_known_at)
+    s = h.at(1 << 30, t.dbj_known_at)
     dealer = dealer_facts(t.dealer, t.dealer_up)
     if dealer[1] and h.seat_split_at is not None:
         return None  # a split box against a dealer blackjack is owed as a whole
@@ -326,7 +324,7 @@ def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
     if second_at is None and not t.complete:
         return
     for h in t.hand_list:
-        times = [i for i, s in h.settles if h.settled(i, s, t.dbj_known_at).blackjack]
+        times = [i for i, _ in h.settles if h.at(i, t.dbj_known_at).blackjack]
         if h.even_money is not None:
             i = h.even_money[0]
             if up[0] == "A":
