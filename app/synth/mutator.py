@@ -28,11 +28,12 @@ from app.jurisdictions import ruleset_for
 
 __all__ = ["MUTATIONS", "Expected", "Mutation", "mutate"]
 
-Expected = list[tuple[str, int | None]]
-"""(rule, event) of every finding the mutated round must produce: ``rule`` as the finding's ``rule``, ``event``
-its 0-based event index (None for a finding of an absence or of an election)."""
+Expected = list[tuple[Any, ...]]
+"""Every finding the mutated round must produce: ``(rule, event)``, or ``(rule, event, amount_delta)`` where the
+mutation changed money and knows what is owed (amount_delta None: the finding carries none). ``rule`` as the
+finding's ``rule``, ``event`` its 0-based event index (None for a finding of an absence or of an election)."""
 
-Roles = list[tuple[str, int | None]]
+Roles = list[tuple[Any, ...]]
 T = TypeVar("T")
 Doc = dict[str, Any]
 
@@ -371,7 +372,7 @@ def _win_paid_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
         wrong = amount + 100
     new = _clone(a.doc)
     new["events"][i]["amount"] = wrong
-    return new, [("win_odds", i)]
+    return new, [("win_odds", i, amount - wrong)]
 
 
 def _blackjack_paid_even(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -392,7 +393,8 @@ def _blackjack_paid_even(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | N
     i, h = got
     new = _clone(a.doc)
     new["events"][i]["amount"] = h.wager
-    return new, [("bj_vs_dealer_ace_ten" if a.up_ace_ten else "bj_odds", i)]
+    owed = h.wager * num // den - h.wager  # the nearer of an odd wager's two roundings
+    return new, [("bj_vs_dealer_ace_ten" if a.up_ace_ten else "bj_odds", i, owed)]
 
 
 def _direction_lose(a: _Round, h: _Hand) -> str:
@@ -434,12 +436,18 @@ def _losing_hand_paid(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None
         if any(len(x.settles) != 1 for x in hs):
             return None
         total = sum(a.net(x.settles[0]) for x in hs) + 2 * a.events[i]["amount"]
-        if total in _split_seat_nets(a, h.seat):
+        nets = _split_seat_nets(a, h.seat)
+        if total in nets:
             return None
-        return new, [("dealer_bj_after_split", max(x.settles[0] for x in hs))]
+        want = min(nets, key=lambda n: abs(n - total))
+        return new, [("dealer_bj_after_split", max(x.settles[0] for x in hs), want - total)]
+    paid = a.events[i]["amount"]
     if a.dealer_bj and h.doubles:
-        return new, [("dealer_bj_after_double", i)]
-    return new, [(_direction_lose(a, h), i)]
+        original_only = a.ruleset.params.get("dealer_blackjack_collects") == "original_only"
+        nets = (-h.wager,) if original_only else (-h.stake, -h.wager)
+        want = min(nets, key=lambda n: abs(n - paid))
+        return new, [("dealer_bj_after_double", i, want - paid)]
+    return new, [(_direction_lose(a, h), i, -2 * paid)]
 
 
 def _losing_hand_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -459,9 +467,10 @@ def _losing_hand_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Ro
         return None
     i, h = got
     amount = a.events[i]["amount"]
+    wrong = rng.choice((amount // 2, amount + 100, amount * 2))
     new = _clone(a.doc)
-    new["events"][i]["amount"] = rng.choice((amount // 2, amount + 100, amount * 2))
-    return new, [("lose_amount", i)]
+    new["events"][i]["amount"] = wrong
+    return new, [("lose_amount", i, wrong - amount)]
 
 
 def _winning_hand_collected(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -485,7 +494,13 @@ def _winning_hand_collected(a: _Round, rng: random.Random) -> tuple[Doc, Roles] 
             role = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
     else:
         role = "dealer_bust" if dt > 21 else "higher_total"
-    return new, [(role, i)]
+    amount = a.events[i]["amount"]
+    if a.is_bj(h):
+        num, den = (6, 5) if a.elections.get("blackjack_pays") == "6:5" else (3, 2)
+        due = h.wager * num // den  # the nearer of an odd wager's two roundings to the collection
+    else:
+        due = amount
+    return new, [(role, i, due + amount)]
 
 
 def _push_paid(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -503,7 +518,7 @@ def _push_paid(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
     i, h = got
     new = _clone(a.doc)
     new["events"][i] = _settle_main(a.events[i]["hand"], h.stake)
-    return new, [("equal_totals", i)]
+    return new, [("equal_totals", i, -h.stake)]
 
 
 def _insurance_over_half(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -602,9 +617,10 @@ def _winning_insurance_paid_wrong(a: _Round, rng: random.Random) -> tuple[Doc, R
     if s is None:
         return None
     j = a.ins_settles[s][0]
+    insured = a.insurance[s][0][1]
     new = _clone(a.doc)
-    new["events"][j]["amount"] = a.insurance[s][0][1]
-    return new, [("insurance_odds", j)]
+    new["events"][j]["amount"] = insured
+    return new, [("insurance_odds", j, insured)]
 
 
 def _insurance_collected_late(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -653,14 +669,18 @@ def _dealer_draws_on_standing_total(a: _Round, rng: random.Random) -> tuple[Doc,
     dealer = [*a.dealer_cards, card]
     new = _clone(a.doc)
     ev = new["events"]
+    owed: int | None = None  # had the dealer stood: what the players were owed, over the hands it changed
     for h in a.all_hands():
         if h.surrendered is not None or h.even_money is not None or len(h.settles) != 1:
             continue
         i = h.settles[0]
         if i >= pos:
-            _resettle(new, a, i, a.outcome(h, dealer))
+            net = a.outcome(h, dealer)
+            _resettle(new, a, i, net)
+            if net != a.net(i):
+                owed = (owed or 0) + a.net(i) - net
     ev.insert(pos, {"type": "deal", "to": "dealer", "card": card})
-    return new, [(role, pos)]
+    return new, [(role, pos, owed)]
 
 
 def _dealer_stops_short(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -759,7 +779,25 @@ def _settlement_dropped(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | No
         return None
     new = _clone(a.doc)
     del new["events"][i]
-    return new, [("missing_settlement", None)]
+    return new, [("missing_settlement", None, _owed_if_missing(a, i))]
+
+
+def _owed_if_missing(a: _Round, i: int) -> int | None:
+    """What a settlement left out of the record was owed (the engine says so where the record tells)."""
+    e = a.events[i]
+    if e["bet"] == "insurance":
+        return a.net(i)
+    if e["bet"] == "additional":
+        return a.net(i) if a.net(i) < 0 else None  # a winner's odds are on the layout, which we do not hold
+    h = a.hands[_hand_key(e["hand"])]
+    if a.dealer_bj and a.split_seat(h.seat):
+        return None  # owed by the box as a whole
+    if a.dealer_bj and h.doubles and a.ruleset.params.get("dealer_blackjack_collects") != "original_only":
+        return -h.stake  # either reading is accepted; the engine quotes the first
+    if a.is_bj(h) and not a.dealer_bj:
+        num, den = (6, 5) if a.elections.get("blackjack_pays") == "6:5" else (3, 2)
+        return h.wager * num // den
+    return a.net(i)
 
 
 def _settled_twice(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -772,7 +810,7 @@ def _settled_twice(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
         return None
     new = _clone(a.doc)
     new["events"].insert(i + 1, dict(a.events[i]))
-    return new, [("settled_twice", i + 1)]
+    return new, [("settled_twice", i + 1, -a.net(i))]
 
 
 def _settled_after_even_money(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -784,7 +822,7 @@ def _settled_after_even_money(a: _Round, rng: random.Random) -> tuple[Doc, Roles
     new = _clone(a.doc)
     at = len(new["events"])
     new["events"].append(_settle_main(str(h.seat), h.wager * 3 // 2))
-    return new, [("settled_twice", at)]
+    return new, [("settled_twice", at, -(h.wager * 3 // 2))]
 
 
 def _even_money_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -799,7 +837,7 @@ def _even_money_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None
         return None
     new = _clone(a.doc)
     new["events"][i]["amount"] = wrong
-    return new, [("even_money_amount", i)]
+    return new, [("even_money_amount", i, h.wager - wrong)]
 
 
 def _surrender_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -809,9 +847,13 @@ def _surrender_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Role
     if h is None:
         return None
     j = h.settles[0]
+    taken = rng.choice((h.wager, h.wager // 4, 0))
     new = _clone(a.doc)
-    new["events"][j]["amount"] = rng.choice((h.wager, h.wager // 4, 0))
-    return new, [("surrender_amount", j)]
+    new["events"][j]["amount"] = taken
+    if taken == 0:
+        new["events"][j]["result"] = "push"
+    want = min((-(h.wager // 2), -((h.wager + 1) // 2)), key=lambda n: abs(n + taken))
+    return new, [("surrender_amount", j, want + taken)]
 
 
 def _double_face(a: _Round) -> str:
@@ -914,7 +956,7 @@ def _dealer_bj_double_collects_all(a: _Round, rng: random.Random) -> tuple[Doc, 
         return None
     new = _clone(a.doc)
     _resettle(new, a, h.settles[0], -h.stake)
-    return new, [("dealer_bj_after_double", h.settles[0])]
+    return new, [("dealer_bj_after_double", h.settles[0], h.stake - h.wager)]
 
 
 def _dealer_bj_split_collects_all(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -931,8 +973,10 @@ def _dealer_bj_split_collects_all(a: _Round, rng: random.Random) -> tuple[Doc, R
         _resettle(new, a, h.settles[0], -h.stake)
         if h.doubles:
             # A double collected from a split hand breaches 19:47-2.10(b) as well.
-            roles.append(("dealer_bj_after_double", h.settles[0]))
-    return new, [*roles, ("dealer_bj_after_split", max(h.settles[0] for h in a.seat_hands[s]))]
+            roles.append(("dealer_bj_after_double", h.settles[0], h.stake - h.wager))
+    # The doubles owed back above, the split wagers are owed back too: all but the original wager.
+    owed = (len(a.seat_hands[s]) - 1) * a.wager[s]
+    return new, [*roles, ("dealer_bj_after_split", max(h.settles[0] for h in a.seat_hands[s]), owed)]
 
 
 def _wager_outside_limits(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
@@ -1121,9 +1165,9 @@ def _apply(m: Mutation, a: _Round, rng: random.Random) -> tuple[Doc, Expected] |
         return None
     new, roles = out
     bound = a.ruleset.roles
-    if not roles or any(role not in bound for role, _ in roles):
+    if not roles or any(r[0] not in bound for r in roles):
         return None
-    return new, [(bound[role].rule, event) for role, event in roles]
+    return new, [(bound[r[0]].rule, *r[1:]) for r in roles]
 
 
 MUTATIONS: list[Mutation] = [

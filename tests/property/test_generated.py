@@ -119,8 +119,18 @@ def _fired(doc: Doc) -> list[tuple[str, int | None]]:
     return [(f["rule"], f["event"]) for f in _audit(doc)]
 
 
-def _key(pair: tuple[str, int | None]) -> tuple[str, int]:
+def _key(pair: tuple[Any, ...]) -> tuple[str, int]:
     return pair[0], -1 if pair[1] is None else pair[1]
+
+
+def _matches(expected: list[tuple[Any, ...]], doc: Doc) -> bool:
+    """The round's findings are exactly the expected (rule, event) pairs, and where the mutation knows the money
+    owed (a third item), the finding's amount_delta is that, with the spec's sign (+ owed to the player)."""
+    got = [(f["rule"], f["event"], f.get("amount_delta")) for f in _audit(doc)]
+    pairs = sorted(((g[0], g[1]) for g in got), key=_key)
+    if pairs != sorted(((e[0], e[1]) for e in expected), key=_key):
+        return False
+    return all(len(e) < 3 or any(g == tuple(e) for g in got) for e in expected)
 
 
 class Corpus:
@@ -264,8 +274,8 @@ def test_mutation_gives_exactly_its_findings(corpus: Corpus, mutation: Mutation)
         new, expected = out
         assert new is not doc and new["events"] is not doc["events"], "the source round must not be changed"
         round_from_obj(new)  # still valid wire format
-        got = _fired(new)
-        if sorted(got, key=_key) != sorted(expected, key=_key):
+        if not _matches(expected, new):
+            got = [(f["rule"], f["event"], f.get("amount_delta")) for f in _audit(new)]
             wrong.append((new, expected, got))
         applied += 1
         if applied >= APPLICATIONS_PER_MUTATION:
@@ -304,11 +314,49 @@ def test_state_of_play_faults_give_exactly_their_findings_in_both_jurisdictions(
         if out is None:
             continue
         new, expected = out
-        assert sorted(_fired(new), key=_key) == sorted(expected, key=_key), json.dumps(new)
+        assert _matches(expected, new), json.dumps(new)
         applied[j] += 1
     assert applied["US-NJ"] >= 30, applied
     if name != "play_after_dealer_blackjack":  # NZ tables in the corpus deal no hole card, so never peek
         assert applied["NZ"] >= 30, applied
+
+
+MONEY_MUTATIONS = {
+    "win_paid_wrong",
+    "blackjack_paid_even",
+    "losing_hand_paid",
+    "losing_hand_collected_wrong",
+    "winning_hand_collected",
+    "push_paid",
+    "winning_insurance_paid_wrong",
+    "dealer_draws_on_standing_total",
+    "settlement_dropped",
+    "settled_twice",
+    "settled_after_even_money",
+    "even_money_wrong",
+    "surrender_collected_wrong",
+    "dealer_bj_double_collects_all",
+    "dealer_bj_split_collects_all",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MONEY_MUTATIONS))
+def test_payout_faults_state_the_money_owed(corpus: Corpus, name: str) -> None:
+    """Each injected payout error names the money owed (+ to the player, 0 where a push was settled twice or left
+    out), and the audit's amount_delta is exactly that."""
+    mutation = next(m for m in MUTATIONS if m.name == name)
+    rng = random.Random(f"money:{name}")
+    stated = 0
+    for doc in corpus.compliant():
+        out = mutation.apply(doc, rng)
+        if out is None:
+            continue
+        new, expected = out
+        assert _matches(expected, new), json.dumps(new)
+        stated += any(len(e) == 3 and e[2] for e in expected)
+        if stated >= 50:
+            break
+    assert stated >= 3, f"{name} stated the money owed {stated} times"
 
 
 def test_every_mutation_is_exercised(corpus: Corpus) -> None:
@@ -334,8 +382,7 @@ def test_mutate_picks_an_applicable_mutation_and_names_its_findings(corpus: Corp
             continue
         new, expected = out
         assert expected, "a mutation injects at least one finding"
-        got = _fired(new)
-        assert sorted(got, key=_key) == sorted(expected, key=_key), json.dumps(new)
+        assert _matches(expected, new), json.dumps(new)
         done += 1
     assert done > len(sources) * 0.9
 
