@@ -16,7 +16,8 @@ Not counted (said so in the report):
 * **message text**: mutants that change only the words of a finding's ``message`` or of a record problem, or a
   rule's title or paraphrase. They are prose for people; no test compares them, on purpose.
 * **equivalent mutants**: listed in ``tests/mutation/equivalent.txt`` with the reason each cannot change any audit
-  (one per line: ``function | original -> mutated | reason``).
+  (one per line: ``module.function | original -> mutated | reason``, or for rule data
+  ``file owner[where] | original -> mutated | reason``, exactly as the survivor list prints them).
 
 A mutant that changes money (an amount, a net, a stake, a payout ratio, a restitution) is marked ``$`` in the
 survivor list; there must be none. The last line is ``mutation score: N% (killed K of M)``. Exit status 1 when the
@@ -317,6 +318,7 @@ def data_mutants() -> Iterator[tuple[str, str, str, str, ast.Module]]:
             if owner == "__all__":
                 continue
             for path, node in _literals(stmt.value, [], False):
+                owner_at = owner + _where(stmt.value, path)
                 for replacement in _replacements(node):
                     mutated = copy.deepcopy(tree)
                     holder = mutated.body[index]
@@ -325,7 +327,28 @@ def data_mutants() -> Iterator[tuple[str, str, str, str, ast.Module]]:
                         _replace(holder.value, path, replacement)
                     else:
                         holder.value = replacement  # type: ignore[assignment]
-                    yield file, owner, _short(node), _short(replacement), mutated
+                    yield file, owner_at, _short(node), _short(replacement), mutated
+
+
+def _where(root: ast.AST, path: DataPath) -> str:
+    """Where in a module-level value a literal sits, in words a reader can find: ``[decks]`` for a dict's value
+    (or ``[key]`` for the key itself), ``(keyword=)`` for a call's keyword, ``(#2)`` for its third argument."""
+    out = ""
+    node = root
+    for field, index in path:
+        value = getattr(node, field)
+        child = value[index] if index is not None else value
+        if isinstance(node, ast.Dict) and index is not None:
+            key = node.keys[index]
+            out += f"[{ast.unparse(key) if key is not None else '**'}]" + ("(key)" if field == "keys" else "")
+        elif isinstance(node, ast.Call) and field == "args" and index is not None:
+            out += f"({ast.unparse(node.func)} #{index})"
+        elif isinstance(node, ast.keyword):
+            out += f"({node.arg}=)"
+        elif isinstance(node, ast.Tuple | ast.List) and index is not None:
+            out += f"[{index}]"
+        node = child
+    return out
 
 
 def _literals(node: ast.AST, path: DataPath, prose: bool) -> Iterator[tuple[DataPath, ast.AST]]:
@@ -429,19 +452,19 @@ def run_scratch(jobs: list[Job], tests: list[str], workers: int) -> list[bool]:
                         check=False,
                         timeout=300,
                     )
-                    killed = proc.returncode != 0
+                    dead = proc.returncode != 0
                 except subprocess.TimeoutExpired:
-                    killed = True
+                    dead = True
                 finally:
                     target.write_text(original)
-                out.append((n, killed))
+                out.append((n, dead))
             return out
 
         results = [False] * len(jobs)
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            for part in pool.map(one, range(workers)):
-                for n, killed in part:
-                    results[n] = killed
+            for chunk in pool.map(one, range(workers)):
+                for n, dead in chunk:
+                    results[n] = dead
         return results
 
 
@@ -515,14 +538,17 @@ def main() -> int:
         data = list(data_mutants())
         print(f"import-time mutants: {len(at_import)}, rule data mutants: {len(data)} ...", flush=True)
         jobs = [job for _, job in at_import] + [(file, ast.unparse(tree)) for file, _, _, _, tree in data]
-        killed = run_scratch(jobs, TESTS, args.max_children)
-        for (m, _), dead in zip(at_import, killed[: len(at_import)], strict=True):
+        outcomes = run_scratch(jobs, TESTS, args.max_children)
+        for (m, _), dead in zip(at_import, outcomes[: len(at_import)], strict=True):
             m.status = "killed" if dead else "survived"
-        for (file, owner, before, after, _), dead in zip(data, killed[len(at_import) :], strict=True):
+        for (file, owner, before, after, _), dead in zip(data, outcomes[len(at_import) :], strict=True):
             data_rows["mutants"] += 1
-            data_rows["killed" if dead else "survived"] += 1
-            if not dead:
-                data_survivors.append((file, owner, before, after))
+            if not dead and f"{file} {owner} | {before} -> {after}" in equivalent:
+                data_rows["equivalent"] += 1
+            else:
+                data_rows["killed" if dead else "survived"] += 1
+                if not dead:
+                    data_survivors.append((file, owner, before, after))
 
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     survivors: list[Mutant] = []
@@ -551,17 +577,11 @@ def main() -> int:
             f"{r['survived']:>10}{score:>7.1f}%"
         )
     if data_rows:
-        total.update(
-            {
-                "killed": data_rows["killed"],
-                "survived": data_rows["survived"],
-                "mutants": data_rows["mutants"],
-            }
-        )
+        total.update(data_rows)
         counted = data_rows["killed"] + data_rows["survived"]
         print(
-            f"{'rule data (module level)':<40}{data_rows['mutants']:>9}{0:>9}{0:>8}{data_rows['killed']:>8}"
-            f"{data_rows['survived']:>10}{100.0 * data_rows['killed'] / max(counted, 1):>7.1f}%"
+            f"{'rule data (module level)':<40}{data_rows['mutants']:>9}{0:>9}{data_rows['equivalent']:>8}"
+            f"{data_rows['killed']:>8}{data_rows['survived']:>10}{100.0 * data_rows['killed'] / max(counted, 1):>7.1f}%"
         )
     money = [m for m in survivors if m.money]
     if args.survivors or survivors or data_survivors:
@@ -569,7 +589,7 @@ def main() -> int:
         for m in sorted(survivors, key=lambda m: (m.file, m.function, m.name)):
             print(f"  {'$' if m.money else ' '} {m.signature}   [{m.name}]")
         for file, owner, before, after in data_survivors:
-            print(f"    {file} {owner}: {before} -> {after}")
+            print(f"    {file} {owner} | {before} -> {after}")
     killed, counted = total["killed"], total["killed"] + total["survived"]
     score = 100.0 * killed / counted if counted else 100.0
     print(

@@ -131,6 +131,10 @@ def replay(
             problem(i, str(seat), f"{what} names seat {seat}, which placed no wager.")
         return s
 
+    def up_dealt() -> bool:
+        """Whether the dealer has a card face up (the initial deal is not complete before)."""
+        return any(e not in dealer_down for e in dealer_events[:2])
+
     def in_turn(h: HandState, i: int) -> None:
         """A card or decision on an incomplete hand: had play already gone past it (to another hand of its seat,
         a later seat or the dealer)? Then it is reported, once per seat, at the card that went elsewhere."""
@@ -176,14 +180,16 @@ def replay(
                         if len(cards) == 2:
                             h.status = TWENTY_ONE if h.ace and h.hard == 11 else OPEN
                         owed -= 1
-                        if owed == 0 and dealer:
+                        if owed == 0 and dealer and up_dealt():
                             initial_end = i
                         continue
                     initial_open = False
                 # A card after the initial deal.
-                if later_player is None and initial_end is not None:
-                    later_player = i
-                    if later_card is None:
+                if later_player is None:
+                    later_player = (
+                        i  # (13:69F-2.17(d): a further card to a player, even inside a broken deal)
+                    )
+                    if later_card is None and initial_end is not None:
                         later_card = i
                 if waiting:
                     play.card_while_split_waits(t, ctx, waiting, h, i)
@@ -239,7 +245,7 @@ def replay(
             else:
                 initial = False
             if initial:
-                if owed == 0:
+                if owed == 0 and up_dealt():
                     initial_end = i
                 continue
             initial_open = False

@@ -212,7 +212,9 @@ class HandState:
         split = self.seat_split_at is not None and self.seat_split_at < cut
         if not events or events[-1] < cut:  # the usual case: no card since
             n, total = len(events), self.total
-            blackjack = n == 2 and self.status == TWENTY_ONE and not split
+            blackjack = (
+                n == 2 and self.ace and self.hard == 11 and not split
+            )  # a natural, whatever came after
         else:
             cards = [c for c, e in zip(self.cards, events, strict=True) if e < cut]
             n, total = len(cards), hand_total(cards)[0]
@@ -360,19 +362,25 @@ class Trace:
     def dealer_values(self) -> list[str]:
         return self.dealer
 
-    def _up_index(self) -> int:
+    def _up_index(self) -> int | None:
+        """Which of the dealer's first two cards is the up card: the first dealt face up (None: none was)."""
         ev, down = self.dealer_events, self.dealer_down
-        return 1 if len(ev) > 1 and ev[0] in down and ev[1] not in down else 0
+        for k in range(min(2, len(ev))):
+            if ev[k] not in down:
+                return k
+        return None
 
     @property
     def dealer_up(self) -> str | None:
         """The dealer's up card: the first of its initial two cards dealt face up (in either deal order)."""
-        return self.dealer[self._up_index()] if self.dealer else None
+        k = self._up_index()
+        return None if k is None else self.dealer[k]
 
     @property
     def up_at(self) -> int | None:
         """The event that dealt the up card."""
-        return self.dealer_events[self._up_index()] if self.dealer else None
+        k = self._up_index()
+        return None if k is None else self.dealer_events[k]
 
     @property
     def hole(self) -> tuple[str, int] | None:
@@ -380,7 +388,7 @@ class Trace:
         the event that dealt it."""
         if len(self.dealer) < 2:
             return None
-        k = 1 - self._up_index()
+        k = 1 if self._up_index() == 0 else 0
         return self.dealer[k], self.dealer_events[k]
 
     @property

@@ -11,6 +11,7 @@ from tests.builders import (
     a_round,
     deal,
     double,
+    even_money,
     hit,
     insurance,
     reveal,
@@ -353,6 +354,80 @@ NJ_CASES: list[Case] = [
             decks=4,
         ),
     ),
+    # The state of play's edges: a hand's blackjack is its natural, whatever was recorded after it; the dealer's up
+    # card is the first dealt face up, and there may be none.
+    # 0-3 AH 9C KD 7S(down), 4 a double on the blackjack (refused by 19:47-2.10(a)); the double is void, so the hand
+    # is owed no card and is judged as the blackjack it is: 6 paid 3 to 2 on the original wager is right.
+    fires(
+        "19:47-2.10(a)",
+        "a double on a blackjack is void: owed no card, paid as the blackjack",
+        nj(
+            [
+                *opening("AH", "9C", "KD", "7S"),
+                double("1", W),
+                reveal("dealer", "7S"),
+                settle("1", "win", 3750),
+            ]
+        ),
+        "double_when",
+        want("19:47-2.10(a)", 4, "1", "no double on blackjack or 21", "double on AH+KD"),
+    ),
+    # ... and paid 1 to 1 it is short by half the wager, as any blackjack paid even would be.
+    fires(
+        "uncited:blackjack-odds",
+        "the blackjack under a void double paid 1 to 1",
+        nj([*opening("AH", "9C", "KD", "7S"), double("1", W), reveal("dealer", "7S"), settle("1", "win", W)]),
+        "blackjack_odds",
+        want("19:47-2.10(a)", 4, "1", "no double on blackjack or 21", "double on AH+KD"),
+        want("uncited:blackjack-odds", 6, "1", 3750, W, 1250),
+    ),
+    # 0-2 AH AC KD: the dealer shows an ace and never takes a second card, but the box's blackjack waits on it (a
+    # dealer blackjack would push it): the dealer must complete its hand (13:69F-2.12(b)1).
+    fires(
+        "13:69F-2.12(b)1",
+        "dealer stops on a single ace while a blackjack waits on its second card",
+        nj([deal("1", "AH"), deal("dealer", "AC"), deal("1", "KD"), settle("1", "win", 3750)]),
+        "dealer_draw",
+        want(
+            "13:69F-2.12(b)1", None, "dealer", "a second card, to decide the blackjack", "stood on one card"
+        ),
+    ),
+    # 0-3 6H 5D (down dealer cards: none) - the dealer is never dealt; 2 double, 3 its card face down, 4 turned up:
+    # before the dealer had drawn anything (19:47-2.10(c)).
+    fires(
+        "19:47-2.10(c)",
+        "face-down double card turned up when the dealer was never dealt",
+        nj(
+            [deal("1", "6H"), deal("1", "5D"), double("1", W), deal("1", "9S", "down"), reveal("1", "9S")]
+            + [settle("1", "win", 2 * W)],
+            double_card="face_down",
+        ),
+        "double_card_reveal",
+        want("19:47-2.10(c)", 4, "1", "after the dealer's cards", "event 4"),
+    ),
+    # 0-3 9H AC(down) KD 7S(down): the dealer's cards are both face down, so there is no up card and no ace to
+    # insure against; 4 insurance is refused, and the initial deal (which ends with an up card) was not complete.
+    fires(
+        "uncited:insurance",
+        "insurance when the dealer shows no card face up",
+        nj(
+            [
+                deal("1", "9H"),
+                deal("dealer", "AC", "down"),
+                deal("1", "KD"),
+                deal("dealer", "7S", "down"),
+                insurance(1, W // 2),
+                stand("1"),
+                reveal("dealer", "AC"),
+                reveal("dealer", "7S"),
+                settle_insurance(1, "lose", W // 2),
+                settle("1", "win", W),
+            ]
+        ),
+        "insurance_when",
+        want("uncited:insurance", 4, "1", "dealer's up card an ace", None),
+        want("uncited:insurance", 4, "1", "after the initial deal", "during the initial deal"),
+    ),
 ]
 
 NZ_CASES: list[Case] = [
@@ -394,5 +469,27 @@ NZ_CASES: list[Case] = [
             ),
         )
         for decks in (6, 8)
+    ),
+    # 0-2 AH AC KD, 3 the blackjack paid at once: before the dealer's second card (8.2), which never comes though
+    # the blackjack waits on it.
+    fires(
+        "8.2",
+        "blackjack paid at once against an ace the dealer never completes",
+        nz([deal("1", "AH"), deal("dealer", "AC"), deal("1", "KD"), settle("1", "win", 1500)]),
+        "bj_paid_early",
+        want("8.2", 3, "1", "settle after the dealer's second card", "settled at event 3"),
+        want(
+            "uncited:dealer-draw",
+            None,
+            "dealer",
+            "a second card, to decide the blackjack",
+            "stood on one card",
+        ),
+    ),
+    # ... but with even money taken (8.3) the blackjack no longer depends on the dealer: it may stop on the ace.
+    quiet(
+        "uncited:dealer-draw",
+        "dealer stops on a single ace after the only blackjack took even money",
+        nz([deal("1", "AH"), deal("dealer", "AC"), deal("1", "KD"), even_money(1, 1000)]),
     ),
 ]

@@ -5,8 +5,8 @@ Roles: ``draw_s17``, ``draw_h17``, ``draw_6to5``, ``draw_hand_dealt``, ``draw_un
 
 from __future__ import annotations
 
+from app.domain.cards import TEN_VALUE, hand_total, is_natural
 from app.domain.cards import VALUES as _VALUE
-from app.domain.cards import hand_total, is_natural
 from app.domain.checks.outcome import dealer_facts, draw_regime, expect, judged_dealer, stands
 from app.domain.checks.words import verb
 from app.domain.rules import Ctx
@@ -50,6 +50,15 @@ def live(t: Trace, before: int) -> bool:
     return False
 
 
+def _blackjack_waiting(t: Trace) -> str | None:
+    """The first hand holding a blackjack whose result waits on the dealer's second card (the dealer showing an ace
+    or a ten-value card): neither surrendered nor paid even money."""
+    for h in t.hand_list:
+        if h.surrendered_at is None and h.even_money is None and h.at(_END, t.dbj_known_at).blackjack:
+            return h.name
+    return None
+
+
 def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
     d, at = t.dealer, t.dealer_events
     if len(d) == 1:
@@ -63,6 +72,16 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
                 f"The dealer stopped on a single card ({d[0]}) while player hands were still live; the dealer "
                 "must complete the hand.",
                 expected="draw to a standing total",
+                actual="stood on one card",
+            )
+        elif (d[0][0] == "A" or d[0][0] in TEN_VALUE) and (bj := _blackjack_waiting(t)):
+            ctx.emit(
+                draw_regime(t, ctx)[0],
+                None,
+                "dealer",
+                f"The dealer stopped on a single card ({d[0]}) while hand {bj}'s blackjack waited on the "
+                "dealer's second card (a blackjack of the dealer's would push it).",
+                expected="a second card, to decide the blackjack",
                 actual="stood on one card",
             )
         elif any(seat.insurance for seat in t.seats.values()):

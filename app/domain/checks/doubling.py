@@ -90,14 +90,15 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
     if "double" not in t.present:
         return
     mode = t.elections.get("double_card") or "face_up"
-    dealer_done = t.dealer_done_at()
-    dealer_done = -1 if dealer_done is None else dealer_done
+    dealer_done = t.dealer_done_at()  # (None: the dealer had no card, so any reveal came before it had drawn)
     for h in t.all_hands():
         if not h.doubles or (t.dbj_known_at is not None and h.doubles[0][0] > t.dbj_known_at):
             continue  # (a double after the dealer's blackjack was known is owed no card: play was over)
         dc = h.double_card()
         if dc is None:
-            if t.complete and not h.split_aces:
+            # (a double on a blackjack is void - the hand is judged, and paid, as the blackjack it was - so it is
+            # owed no card)
+            if t.complete and not h.split_aces and not h.at(h.doubles[0][0], t.dbj_known_at).blackjack:
                 ctx.emit(
                     "double_one_card",
                     None,
@@ -134,13 +135,13 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
                     expected="card turned up at settlement",
                     actual="never revealed",
                 )
-        elif revealed_at < dealer_done:
+        elif dealer_done is None or revealed_at < dealer_done:
             ctx.emit(
                 "double_card_reveal",
                 revealed_at,
                 h.name,
                 f"Hand {h.name}'s face-down double-down card was turned up before the dealer finished drawing.",
-                expected=f"after event {dealer_done}",
+                expected="after the dealer's cards" if dealer_done is None else f"after event {dealer_done}",
                 actual=f"event {revealed_at}",
             )
         elif settle_at is not None and settle_at < revealed_at:

@@ -42,7 +42,7 @@ def check_insurance(t: Trace, ctx: Ctx) -> None:
                     i,
                     str(s),
                     f"Seat {s} placed insurance, but the dealer's up card was "
-                    f"{'not yet dealt' if up is None else up}; insurance is offered only against an ace.",
+                    f"{'not yet dealt face up' if up is None else up}; insurance is offered only against an ace.",
                     expected="dealer's up card an ace",
                     actual=up,
                 )

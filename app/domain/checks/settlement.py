@@ -320,9 +320,7 @@ def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
     up = t.dealer_up
     if up is None or not (up[0] == "A" or up[0] in TEN_VALUE):
         return
-    second_at = t.dealer_second_at
-    if second_at is None and not t.complete:
-        return
+    second_at = t.dealer_second_at  # (None: the dealer never received it, so any payment came before it)
     for h in t.hand_list:
         times = [i for i, _ in h.settles if h.at(i, t.dbj_known_at).blackjack]
         if h.even_money is not None:
