@@ -16,7 +16,7 @@ Not counted (said so in the report):
 * **message text**: mutants that change only the words of a finding's ``message`` or of a record problem, or a
   rule's title or paraphrase. They are prose for people; no test compares them, on purpose.
 * **equivalent mutants**: listed in ``tests/mutation/equivalent.txt`` with the reason each cannot change any audit
-  (one per line: ``module.function | original -> mutated | reason``, or for rule data
+  (one per line: ``module.function | original -> mutated | in <statement> | reason``, or for rule data
   ``file owner[where] | original -> mutated | reason``, exactly as the survivor list prints them).
 
 A mutant that changes money (an amount, a net, a stake, a payout ratio, a restitution) is marked ``$`` in the
@@ -63,6 +63,8 @@ _PROSE_ARGS: dict[str, set[int]] = {
         5,
     },  # Expect(nets, direction, amount, why, pt, dt): why and the totals it is written with
     "after_dealer_blackjack": set(),
+    "hand_of": {2},
+    "seat_of": {2},
 }
 _PROSE_KEYWORDS = {"title", "paraphrase", "reason", "not_checkable_reason", "message", "why"}
 _MONEY_NAMES = {
@@ -92,6 +94,8 @@ _PROSE_FUNCTIONS = {
     "app.domain.checks.words.done",
     "app.domain.state.HandState.__repr__",
 }
+# mutmut's outcomes in which the tests caught the mutant (a mutant that loops forever is caught by the time limit).
+_KILLED = {"killed", "timeout", "segfault"}
 # Functions that run only while the rules modules are imported (building the rulesets): mutmut's trampolines are
 # not yet in place then, so their mutants are run here one by one, in a scratch copy, like the rule data.
 _IMPORT_TIME = {
@@ -114,6 +118,9 @@ class Mutant:
     after: str = ""
     kind: str = "logic"  # logic | message | equivalent
     names: frozenset[str] = frozenset()  # the identifiers in the changed code
+    where: str = (
+        ""  # the first line of the statement holding the change (tells apart the same change made twice)
+    )
 
     @property
     def file(self) -> str:
@@ -126,7 +133,7 @@ class Mutant:
 
     @property
     def signature(self) -> str:
-        return f"{self.module}.{self.function} | {self.before} -> {self.after}"
+        return f"{self.module}.{self.function} | {self.before} -> {self.after} | in {self.where}"
 
     @property
     def money(self) -> bool:
@@ -151,8 +158,11 @@ def _identifiers(*nodes: object) -> frozenset[str]:
 
 
 def run_mutmut(max_children: int) -> None:
+    # mutmut keeps its results in mutants/ and tests again only what it has not: start afresh, so that a test added
+    # since the last run is run against every mutant.
+    shutil.rmtree(ROOT / "mutants", ignore_errors=True)
     log = ROOT / "mutants" / "run.log"
-    log.parent.mkdir(exist_ok=True)
+    log.parent.mkdir()
     print(f"mutmut run (log: {log.relative_to(ROOT)}) ...", flush=True)
     with log.open("w") as out:
         subprocess.run(
@@ -215,9 +225,25 @@ def _describe(mutants: list[Mutant]) -> None:
                 # an operator, or a changed field: show the expression around it
                 a, b = path_to[-1][0], _node_at(mutated, path_to, len(path_to) - 1)
             m.before, m.after = _short(a), _short(b)
+            m.where = _statement(a, path_to)
             m.names = _identifiers(a, b)
             if m.qualname in _PROSE_FUNCTIONS or _is_prose(path_to) and not _changes_call(a, b):
                 m.kind = "message"
+
+
+def _statement(node: object, path: Path_) -> str:
+    """The first line of the innermost statement holding ``node`` (the function's own line when there is none)."""
+    root = path[0][0] if path else node
+    stmt = node if isinstance(node, ast.stmt) and node is not root else None
+    for ancestor, _, _ in reversed(path[1:]):
+        if stmt is not None:
+            break
+        if isinstance(ancestor, ast.stmt):
+            stmt = ancestor
+    if stmt is None:
+        return "(the function)"
+    line = ast.unparse(stmt).splitlines()[0].strip()
+    return line if len(line) <= 100 else line[:97] + "..."
 
 
 def _node_at(root: ast.AST, path: list[tuple[ast.AST, str, int | None]], depth: int) -> ast.AST:
@@ -526,9 +552,7 @@ def main() -> int:
         run_mutmut(args.max_children)
     mutants = code_mutants()
     equivalent = load_equivalent()
-    for m in mutants:
-        if m.kind == "logic" and m.signature in equivalent:
-            m.kind = "equivalent"
+    used: set[str] = set()
 
     data_rows: collections.Counter[str] = collections.Counter()
     data_survivors: list[tuple[str, str, str, str]] = []
@@ -543,8 +567,10 @@ def main() -> int:
             m.status = "killed" if dead else "survived"
         for (file, owner, before, after, _), dead in zip(data, outcomes[len(at_import) :], strict=True):
             data_rows["mutants"] += 1
-            if not dead and f"{file} {owner} | {before} -> {after}" in equivalent:
+            key = f"{file} {owner} | {before} -> {after}"
+            if not dead and key in equivalent:
                 data_rows["equivalent"] += 1
+                used.add(key)
             else:
                 data_rows["killed" if dead else "survived"] += 1
                 if not dead:
@@ -558,8 +584,12 @@ def main() -> int:
         if m.kind != "logic":
             row[m.kind] += 1
             continue
-        if m.status == "killed":
+        if m.status in _KILLED:
             row["killed"] += 1
+        elif m.signature in equivalent:
+            m.kind = "equivalent"
+            row["equivalent"] += 1
+            used.add(m.signature)
         else:
             row["survived"] += 1
             survivors.append(m)
@@ -590,6 +620,14 @@ def main() -> int:
             print(f"  {'$' if m.money else ' '} {m.signature}   [{m.name}]")
         for file, owner, before, after in data_survivors:
             print(f"    {file} {owner} | {before} -> {after}")
+    stale = sorted(set(equivalent) - used)
+    if stale:
+        print(
+            f"\n{EQUIVALENT.relative_to(ROOT)}: entries that match no surviving mutant (a test kills it now, or the"
+        )
+        print("code changed): remove them")
+        for sig in stale:
+            print(f"    {sig}")
     killed, counted = total["killed"], total["killed"] + total["survived"]
     score = 100.0 * killed / counted if counted else 100.0
     print(

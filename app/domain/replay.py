@@ -166,7 +166,7 @@ def replay(
             h = hands.get(to)  # type: ignore[arg-type]
             if h is not None:
                 cards = h.cards
-                if initial_open:
+                if initial_open and dbj_known_at is None:  # (after a known dealer blackjack no card is owed)
                     if to[1] == 1 and len(cards) < 2 and not h.splits and not h.doubles:
                         # One of a box's two initial cards (HandState.take, unrolled: the commonest event).
                         cards.append(card)

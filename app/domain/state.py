@@ -78,6 +78,7 @@ class HandState:
         "created_by",
         "split_aces",
         "splits",
+        "given",
         "doubles",
         "double_at",
         "down",
@@ -102,6 +103,7 @@ class HandState:
         self.created_by = created_by  # the split event that created it (None: an original hand)
         self.split_aces = False
         self.splits: list[int] = []  # events at which this hand was split
+        self.given: list[tuple[str, int]] = []  # the second card it gave up at each split (card, event dealt)
         self.doubles: list[tuple[int, int]] = []  # (event, amount)
         self.double_at: int | None = None  # the event that dealt the card after the double
         self.down: dict[int, int | None] | None = (
@@ -155,7 +157,14 @@ class HandState:
         return len(self.cards) == 2 and self.seat_split_at is None and self.status == TWENTY_ONE
 
     def cards_before(self, event: int) -> list[str]:
-        return [c for c, e in zip(self.cards, self.events, strict=True) if e < event]
+        """The cards it held just before ``event``: those dealt before it, including one it gave up to a later
+        split (in the order dealt)."""
+        held = [(e, c) for c, e in zip(self.cards, self.events, strict=True) if e < event]
+        for (c, e), split_at in zip(self.given, self.splits, strict=True):
+            if e < event <= split_at:
+                held.append((e, c))
+                held.sort()
+        return [c for _, c in held]
 
     def double_card(self) -> tuple[str, int, bool] | None:
         """The card dealt after the double: (card, event, face down)."""
@@ -199,6 +208,7 @@ class HandState:
     def give_second(self) -> tuple[str, int]:
         """Give up the second card to a split: it leaves with its event; totals and status are counted again."""
         card, event = self.cards.pop(1), self.events.pop(1)
+        self.given.append((card, event))
         self.hard = sum(_VALUE[c[0]] for c in self.cards)
         self.ace = any(c[0] == "A" for c in self.cards)
         self.status = DEALING if len(self.cards) < 2 else OPEN
@@ -210,13 +220,14 @@ class HandState:
         cut = i if dbj_known_at is None or dbj_known_at > i else dbj_known_at
         events = self.events
         split = self.seat_split_at is not None and self.seat_split_at < cut
-        if not events or events[-1] < cut:  # the usual case: no card since
+        # The usual case: no card dealt to it, and no split of it, since.
+        if (not events or events[-1] < cut) and (not self.splits or self.splits[-1] < cut):
             n, total = len(events), self.total
             blackjack = (
                 n == 2 and self.ace and self.hard == 11 and not split
             )  # a natural, whatever came after
         else:
-            cards = [c for c, e in zip(self.cards, events, strict=True) if e < cut]
+            cards = self.cards_before(cut)
             n, total = len(cards), hand_total(cards)[0]
             blackjack = n == 2 and not split and is_natural(cards)
         stake = self.wager

@@ -642,6 +642,75 @@ NJ_CASES: list[Case] = [
             ]
         ),
     ),
+    # A box's second card dealt after a peek that found the dealer's blackjack: 0 AH, 1 AS, 2 KC down, 3 peek, 4 KD
+    # is a card after the blackjack was known (spec 2.1), and the hand is settled by what it held then - one ace,
+    # which loses: 6 collecting the wager is right.
+    fires(
+        DBJ,
+        "box's second card after the peek found the dealer's blackjack",
+        nj(
+            [
+                deal("1", "AH"),
+                deal("dealer", "AS"),
+                deal("dealer", "KC", "down"),
+                peek(True),
+                deal("1", "KD"),
+                reveal("dealer", "KC"),
+                settle("1", "lose", NJ_W),
+            ]
+        ),
+        "play_after_dbj",
+        want(DBJ, 4, "1", DBJ_EXPECTED, "KD was dealt to hand 1"),
+    ),
+    # A hand settled early and then split: 0-3 8H 9C 8D 7S, 4 stand, 5 the 16 collected before the dealer played
+    # (it held 8H+8D then, though the split took the 8D away later), 6 a split of the settled hand; the split is
+    # carried out, so hand 1 waits for its second card when 8 the dealer draws, and 1.2 is never settled.
+    fires(
+        EARLY,
+        "a hand settled early and then split is judged as it stood when settled",
+        nj(
+            [
+                deal("1", "8H"),
+                deal("dealer", "9C"),
+                deal("1", "8D"),
+                deal("dealer", "7S", "down"),
+                stand("1"),
+                settle("1", "lose", NJ_W),
+                split("1", NJ_W),
+                reveal("dealer", "7S"),
+                deal("dealer", "4H"),
+            ]
+        ),
+        "settled_early",
+        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's last card at event 8"),
+        want(DECISION, 6, "1", "no decision on a complete hand", "split"),
+        want("13:69F-2.11(b)", 8, "1", "next card to 1", "card to the dealer"),
+        want("uncited:missing-settlement", None, "1.2", "a settlement", "none"),
+    ),
+    # Even money on a blackjack against an ace, then a split of the settled box: the even money was paid on AH+KD
+    # (allowed); the split is the fault (the two cards are not a pair), and what follows it is reported as it is.
+    fires(
+        "13:69F-2.11(a)",
+        "even money on a blackjack is judged by the cards held when paid, not after a later split",
+        nj(
+            [
+                deal("1", "AH"),
+                deal("dealer", "AS"),
+                deal("1", "KD"),
+                deal("dealer", "6C", "down"),
+                even_money(1, NJ_W),
+                peek(False),
+                split("1", NJ_W),
+                reveal("dealer", "6C"),
+                deal("dealer", "TC"),
+            ]
+        ),
+        "split_pair",
+        want("13:69F-2.11(a)", 6, "1", "two cards of identical value", "AH+KD"),
+        want("13:69F-2.11(b)", 8, "1", "next card to 1", "card to the dealer"),
+        want("13:69F-2.12(b)1", 8, "dealer", "stand on soft 17", "drew TC"),
+        want("uncited:missing-settlement", None, "1.2", "a settlement", "none"),
+    ),
 ]
 
 # --- New Zealand (the dealer's second card after the players, unless a case elects a hole card) -----------------

@@ -100,7 +100,8 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
         cards = h.cards_before(i)
         up = _up_before(t, i)
         s = seat.seat
-        blackjack = is_natural(cards) and len(seat.hands) == 1
+        # (a split after the even money does not change what was paid for: the split is a fault of its own)
+        blackjack = is_natural(cards) and (h.seat_split_at is None or h.seat_split_at > i)
         allowed = blackjack and up is not None and up[0] == "A"
         known = t.dealer_second_known_at()
         late = known is not None and i > known
