@@ -225,25 +225,48 @@ def _describe(mutants: list[Mutant]) -> None:
                 # an operator, or a changed field: show the expression around it
                 a, b = path_to[-1][0], _node_at(mutated, path_to, len(path_to) - 1)
             m.before, m.after = _short(a), _short(b)
-            m.where = _statement(a, path_to)
+            m.where, prose_value = _statement(a, path_to)
             m.names = _identifiers(a, b)
-            if m.qualname in _PROSE_FUNCTIONS or _is_prose(path_to) and not _changes_call(a, b):
+            if (
+                m.qualname in _PROSE_FUNCTIONS
+                or prose_value
+                or _is_prose(path_to)
+                and not _changes_call(a, b)
+            ):
                 m.kind = "message"
 
 
-def _statement(node: object, path: Path_) -> str:
-    """The first line of the innermost statement holding ``node`` (the function's own line when there is none)."""
+def _statement(node: object, path: Path_) -> tuple[str, bool]:
+    """Where the change is: the first line of the innermost statement holding ``node`` and the path from it down
+    (``if x > 0: @test.ops[0]``), so that the same change made twice in one function is told apart; and whether the
+    change is to a value assigned only to prose (``why = ...``, or ``why``'s place in ``nets, why = ...``)."""
     root = path[0][0] if path else node
-    stmt = node if isinstance(node, ast.stmt) and node is not root else None
-    for ancestor, _, _ in reversed(path[1:]):
-        if stmt is not None:
-            break
-        if isinstance(ancestor, ast.stmt):
-            stmt = ancestor
-    if stmt is None:
-        return "(the function)"
-    line = ast.unparse(stmt).splitlines()[0].strip()
-    return line if len(line) <= 100 else line[:97] + "..."
+    if isinstance(node, ast.stmt) and node is not root:
+        return ast.unparse(node).splitlines()[0].strip(), False
+    for k in range(len(path) - 1, 0, -1):
+        stmt = path[k][0]
+        if stmt is node or not isinstance(stmt, ast.stmt):
+            continue
+        steps = [(f, i) for a, f, i in path[k:] if a is not node]
+        line = ast.unparse(stmt).splitlines()[0].strip()
+        line = line if len(line) <= 100 else line[:97] + "..."
+        down = ".".join(f if i is None else f"{f}[{i}]" for f, i in steps)
+        return f"{line} @{down}", _assigns_prose(stmt, steps)
+    return "(the function)", False
+
+
+def _assigns_prose(stmt: ast.stmt, steps: list[tuple[str, int | None]]) -> bool:
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not steps or steps[0][0] != "value":
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id in _PROSE_KEYWORDS
+    if isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple) and len(steps) > 1:
+        field, k = steps[1]
+        if field == "elts" and k is not None and k < len(target.elts):
+            elt = target.elts[k]
+            return isinstance(elt, ast.Name) and elt.id in _PROSE_KEYWORDS
+    return False
 
 
 def _node_at(root: ast.AST, path: list[tuple[ast.AST, str, int | None]], depth: int) -> ast.AST:

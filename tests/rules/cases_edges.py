@@ -377,7 +377,7 @@ NJ_CASES: list[Case] = [
         "uncited:blackjack-odds",
         "the blackjack under a void double paid 1 to 1",
         nj([*opening("AH", "9C", "KD", "7S"), double("1", W), reveal("dealer", "7S"), settle("1", "win", W)]),
-        "blackjack_odds",
+        "bj_odds",
         want("19:47-2.10(a)", 4, "1", "no double on blackjack or 21", "double on AH+KD"),
         want("uncited:blackjack-odds", 6, "1", 3750, W, 1250),
     ),
@@ -387,7 +387,7 @@ NJ_CASES: list[Case] = [
         "13:69F-2.12(b)1",
         "dealer stops on a single ace while a blackjack waits on its second card",
         nj([deal("1", "AH"), deal("dealer", "AC"), deal("1", "KD"), settle("1", "win", 3750)]),
-        "dealer_draw",
+        "draw_s17",
         want(
             "13:69F-2.12(b)1", None, "dealer", "a second card, to decide the blackjack", "stood on one card"
         ),

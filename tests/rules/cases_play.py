@@ -659,7 +659,7 @@ NJ_CASES: list[Case] = [
                 settle("1", "lose", NJ_W),
             ]
         ),
-        "play_after_dbj",
+        "play_after_dealer_bj",
         want(DBJ, 4, "1", DBJ_EXPECTED, "KD was dealt to hand 1"),
     ),
     # A hand settled early and then split: 0-3 8H 9C 8D 7S, 4 stand, 5 the 16 collected before the dealer played
@@ -710,6 +710,75 @@ NJ_CASES: list[Case] = [
         want("13:69F-2.11(b)", 8, "1", "next card to 1", "card to the dealer"),
         want("13:69F-2.12(b)1", 8, "dealer", "stand on soft 17", "drew TC"),
         want("uncited:missing-settlement", None, "1.2", "a settlement", "none"),
+    ),
+    # The box held one card when the peek found the dealer's blackjack (0 8H, 1 AS, 2 KC down, 3 peek, 4 8D after
+    # it): one card is no blackjack, so the box lost its wager to the dealer's; 6 returning it is wrong by the wager.
+    fires(
+        "uncited:settlement-outcome",
+        "a box with one card when the dealer's blackjack was known loses to it",
+        nj(
+            [
+                deal("1", "8H"),
+                deal("dealer", "AS"),
+                deal("dealer", "KC", "down"),
+                peek(True),
+                deal("1", "8D"),
+                reveal("dealer", "KC"),
+                settle("1", "push", 0),
+            ]
+        ),
+        "lower_total",
+        want(DBJ, 4, "1", DBJ_EXPECTED, "8D was dealt to hand 1"),
+        want("uncited:settlement-outcome", 6, "1", -NJ_W, 0, -NJ_W),
+    ),
+    # ... and split after it (5), its two hands collected (10, 11): only the original wager was at stake, so the box
+    # was owed back one wager (the split and the cards after it are play after the blackjack, and do not count).
+    fires(
+        "uncited:lose-collects-stake",
+        "a box with one card when the dealer's blackjack was known, split after it, collected twice",
+        nj(
+            [
+                deal("1", "8H"),
+                deal("dealer", "AS"),
+                deal("dealer", "KC", "down"),
+                peek(True),
+                deal("1", "8D"),
+                split("1", NJ_W),
+                deal("1", "3C"),
+                deal("1.2", "4C"),
+                reveal("dealer", "KC"),
+                settle("1", "lose", NJ_W),
+                settle("1.2", "lose", NJ_W),
+            ]
+        ),
+        "lose_amount",
+        want(DBJ, 4, "1", DBJ_EXPECTED, "8D was dealt to hand 1"),
+        want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 split"),
+        want("uncited:lose-collects-stake", 10, "1", -NJ_W, -2 * NJ_W, NJ_W),
+    ),
+    # The same with an ace before the peek and a king after it (4): the box held one ace when the blackjack was
+    # known, not a blackjack of its own, so it lost one wager; 9 and 10 collecting that one wager are right.
+    fires(
+        DBJ,
+        "a box's ace before the peek and its king after it are no blackjack against the dealer's",
+        nj(
+            [
+                deal("1", "AH"),
+                deal("dealer", "AS"),
+                deal("dealer", "KC", "down"),
+                peek(True),
+                deal("1", "KD"),
+                split("1", NJ_W),
+                deal("1", "3C"),
+                deal("1.2", "4C"),
+                reveal("dealer", "KC"),
+                settle("1", "lose", NJ_W),
+                settle("1.2", "push", 0),
+            ]
+        ),
+        "play_after_dealer_bj",
+        want(DBJ, 4, "1", DBJ_EXPECTED, "KD was dealt to hand 1"),
+        want("13:69F-2.11(a)", 5, "1", "two cards of identical value", "AH+KD"),
     ),
 ]
 

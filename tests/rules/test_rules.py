@@ -30,6 +30,11 @@ def _id(item: tuple[str, Case]) -> str:
 def test_rule_case(item: tuple[str, Case]) -> None:
     jurisdiction, case = item
     assert case.round["jurisdiction"] == jurisdiction
+    if case.role is not None:  # the role the case names is the one its rule is bound to
+        assert any(
+            rs.roles.get(case.role, None) is not None and rs.roles[case.role].rule == case.rule
+            for rs in RULESETS[jurisdiction]
+        ), f"{case.role} is not bound to {case.rule}"
     result = audit(case.round)
     got = [(f["rule"], f["event"]) for f in result["findings"]]
     if case.quiet:

@@ -129,8 +129,8 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
             if once is None or h.judged:
                 continue
             s = h.at(once[0], t.dbj_known_at)
-            if s.cards < 2 and not s.surrendered:
-                continue  # a box that never received its cards
+            if s.cards < 2 and not s.surrendered and dbj is None:
+                continue  # a box that never received its cards (once the dealer's blackjack is known, it lost to it)
             how = how or terms(t, ctx)
             # A later dealer card shows the dealer was still to play (a dealer who never did is reported as such).
             if depends_on_dealer(s) and s.event < last_dealer and not dealer_complete(t, s.event, how.h17):
@@ -173,9 +173,8 @@ def _judge_unsplit(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
             settled_once(t, ctx, h.settles, _main_wager, h)
     if not all(h.settles for h in hands):
         return
+    # (the box's cards when the blackjack was known: fewer than two are no blackjack, and lose to it)
     cards = [c for c, e in seat.initial() if t.dbj_known_at is None or e < t.dbj_known_at]
-    if len(cards) < 2:
-        return
     net = sum(h.settles[0][1].net for h in hands)
     last = max(h.settles[0][0] for h in hands)
     total = hand_total(cards)[0]
