@@ -3,17 +3,19 @@ describe the rule catalogue."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.domain.engine import AuditResult, audit
+from app.domain.engine import RECORD_RULE, AuditResult, audit
 from app.domain.model import Round
 from app.domain.rules import Rule, Ruleset
 from app.jurisdictions import RULESETS, ruleset_for
 
 ENGINE_VERSION = "0.1.0"
 
-__all__ = ["ENGINE_VERSION", "AuditResult", "audit_round", "catalogue", "rule_details"]
+__all__ = ["ENGINE_VERSION", "AuditResult", "audit_round", "catalogue", "rule_details", "rule_spelling"]
 
 
 def audit_round(round_: Round, registered_elections: Mapping[str, Any] | None = None) -> AuditResult:
@@ -65,3 +67,33 @@ def rule_details(jurisdiction: str, ruleset: str, rule: str) -> dict[str, Any] |
                 if r.rule == rule:
                     return _describe(rs, r)
     return None
+
+
+def _rule_key(text: str) -> str:
+    """What two spellings of one rule number share: no case, spaces or "N.J.A.C." prefix, and a paragraph number
+    with or without its parentheses (``(b)(1)`` and ``(b)1``)."""
+    key = re.sub(r"\s+", "", text).casefold().removeprefix("n.j.a.c.")
+    return re.sub(r"\((\d+)\)", r"\1", key)
+
+
+@functools.cache
+def _spellings() -> dict[str, str]:
+    out = {_rule_key(RECORD_RULE.rule): RECORD_RULE.rule}
+    for rulesets in RULESETS.values():
+        for rs in rulesets:
+            for r in rs.catalogue:
+                for name in (r.rule, *r.also_cited_as):
+                    out.setdefault(_rule_key(name), name)
+                out.setdefault(_rule_key(r.citation), r.rule)
+    return out
+
+
+def rule_spelling(text: str) -> str | None:
+    """The catalogue's spelling of a rule number written another usual way, or None when no rule has it.
+
+    >>> rule_spelling("13:69F-2.12(b)(1)"), rule_spelling("N.J.A.C. 19:47-2.10(b)"), rule_spelling("8.2")
+    ('13:69F-2.12(b)1', '19:47-2.10(b)', '8.2')
+    >>> rule_spelling("Uncited:Insurance"), rule_spelling("13:69F-2.99"), rule_spelling("record")
+    ('uncited:insurance', None, 'record')
+    """
+    return _spellings().get(_rule_key(text))

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from app.api import batches, openapi, problems, routes
+from app.api.deps import known_query_parameters
 
 
 def install(app: FastAPI) -> None:
     problems.install(app)
-    app.include_router(routes.rounds)
-    app.include_router(routes.tables)
-    app.include_router(routes.rules)
-    app.include_router(routes.health)
-    app.include_router(batches.router)
+    strict = [Depends(known_query_parameters)]
+    for router in (routes.rounds, routes.tables, routes.rules, routes.health, batches.router):
+        app.include_router(router, dependencies=strict)
     openapi.install(app)

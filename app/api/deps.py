@@ -4,12 +4,16 @@ The trivial ones are ``async``: FastAPI would run a plain ``def`` dependency in 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from anyio import CapacityLimiter
 from fastapi import Depends, Header, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 
 from app import services
 from app.api.problems import PayloadTooLarge, UnsupportedMediaType
@@ -162,3 +166,45 @@ async def get_source(
 
 
 SourceDep = Annotated[str, Depends(get_source)]
+
+
+# --- unknown query parameters ------------------------------------------------------------------------------------
+
+_DECLARED: dict[int, frozenset[str]] = {}
+
+
+def _declared(dependant: Dependant) -> frozenset[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _declared(sub)
+    return frozenset(names)
+
+
+async def known_query_parameters(request: Request) -> None:
+    """A query parameter the route does not take is a 422 naming it (with the nearest it does take), never silently
+    ignored: ``?table_id=BJ12`` on a search would otherwise answer every table's rounds."""
+    query = request.query_params
+    if not query:
+        return
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    known = _DECLARED.get(id(route))
+    if known is None:
+        known = _DECLARED[id(route)] = _declared(route.dependant)
+    unknown = [name for name in dict.fromkeys(query.keys()) if name not in known]
+    if not unknown:
+        return
+    takes = ", ".join(sorted(known)) if known else "no query parameters"
+    errors = []
+    for name in unknown:
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        errors.append(
+            {
+                "loc": ("query", name),
+                "msg": f"unknown parameter; {hint}{request.method} {route.path_format} takes {takes}",
+                "type": "extra_forbidden",
+            }
+        )
+    raise RequestValidationError(errors)

@@ -24,6 +24,7 @@ from app.api.deps import (
     get_database,
 )
 from app.api.problems import PROBLEM_JSON, unavailable
+from app.auditing import rule_spelling
 from app.services import InvalidQuery
 from app.store import migrate
 from app.store.rounds import Search
@@ -116,6 +117,18 @@ def _instant(value: str | None, name: str) -> datetime | None:
     return when
 
 
+def _rule(value: str | None) -> str | None:
+    if value is None:
+        return None
+    spelt = rule_spelling(value)
+    if spelt is None:
+        raise InvalidQuery(
+            f"?rule= names no rule we hold: {value!r}; GET /v1/rules lists them.",
+            errors=[{"in": "query", "parameter": "rule", "detail": f"no such rule: {value!r}"}],
+        )
+    return spelt
+
+
 @rounds.get(
     "/rounds",
     response_model=schemas.RoundPage,
@@ -130,7 +143,10 @@ async def search_rounds(
     played_to: Annotated[str | None, Query(alias="to", description="Played before. " + _WHEN)] = None,
     rule: Annotated[
         str | None,
-        Query(description="Rounds with a finding under this rule (its number or also-cited-as number)."),
+        Query(
+            description="Rounds with a finding under this rule: its number or also-cited-as number, as "
+            "GET /v1/rules spells it or another usual way (13:69F-2.12(b)(1) for 13:69F-2.12(b)1)."
+        ),
     ] = None,
     verdict: Annotated[Verdict | None, Query()] = None,
     jurisdiction: Annotated[str | None, Query()] = None,
@@ -145,7 +161,7 @@ async def search_rounds(
     """Search stored rounds by table, date, rule, verdict: newest played first, keyset-paginated."""
     q = Search(
         table=table,
-        rule=rule,
+        rule=_rule(rule),
         verdict=verdict,
         jurisdiction=jurisdiction,
         source=source,

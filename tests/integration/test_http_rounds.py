@@ -221,7 +221,13 @@ def test_search_by_rule_table_date_and_verdict(client: TestClient, all_examples:
         "EX-NJ-0001",
     ]
     assert ids(client.get("/v1/rounds", params={"to": "2000-01-01"})) == ["EX-NZ-0002", "EX-NZ-0001"]
-    assert ids(client.get("/v1/rounds", params={"rule": "no-such-rule"})) == []
+    # A rule number written another usual way finds the same rounds; one we do not hold is an error, not nothing.
+    assert ids(client.get("/v1/rounds", params={"rule": "13:69F-2.12(b)(1)"})) == ["EX-NJ-0002"]
+    assert ids(client.get("/v1/rounds", params={"rule": "N.J.A.C. 19:47-2.10(b)"})) == ["EX-NJ-0003"]
+    problem = assert_problem(client.get("/v1/rounds", params={"rule": "no-such-rule"}), 422)
+    assert problem["errors"] == [
+        {"in": "query", "parameter": "rule", "detail": "no such rule: 'no-such-rule'"}
+    ]
 
 
 def test_search_pages_with_a_cursor(client: TestClient, all_examples: dict[str, bytes]) -> None:

@@ -42,3 +42,50 @@ def test_out_of_range_dates_and_tampered_cursors_are_refused(
     r = client.get("/v1/rounds", params=query)
     assert r.status_code == 422, r.text
     assert r.json()["status"] == 422
+
+
+@pytest.mark.parametrize(
+    ("query", "unknown", "hint"),
+    [
+        ("table_id=BJ12", "table_id", "did you mean 'table'?"),
+        ("verdit=compliant", "verdit", "did you mean 'verdict'?"),
+        ("table=BJ12&Rule=8.2", "Rule", "did you mean 'rule'?"),
+        ("zzz=1&table=BJ12", "zzz", ""),
+    ],
+)
+def test_an_unknown_search_parameter_is_named_not_ignored(
+    client: TestClient, query: str, unknown: str, hint: str
+) -> None:
+    r = client.get("/v1/rounds?" + query)
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    takes = "GET /v1/rounds takes cursor, from, jurisdiction, limit, rule, source, table, to, verdict"
+    assert r.json()["errors"] == [
+        {
+            "in": "query",
+            "parameter": unknown,
+            "detail": f"unknown parameter; {hint + ' ' if hint else ''}{takes}",
+        }
+    ]
+
+
+def _routes(client: TestClient) -> list[tuple[str, str]]:
+    document = client.get("/openapi.json").json()
+    return [(method.upper(), path) for path, item in document["paths"].items() for method in item]
+
+
+def test_every_route_refuses_a_query_parameter_it_does_not_take(client: TestClient) -> None:
+    """Over every route of the OpenAPI document, so that a route added later is covered too."""
+    routes = _routes(client)
+    assert len(routes) >= 10
+    for method, path in routes:
+        url = path.replace("{", "").replace("}", "") + "?no_such_parameter=1"
+        r = client.request(method, url, content=b"{}", headers={"Content-Type": "application/json"})
+        assert r.status_code == 422, (method, path, r.status_code, r.text)
+        errors = r.json()["errors"]
+        assert errors[0]["in"] == "query" and errors[0]["parameter"] == "no_such_parameter", (
+            method,
+            path,
+            errors,
+        )
+        assert f"{method} {path} takes" in errors[0]["detail"]

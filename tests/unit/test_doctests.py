@@ -1,4 +1,4 @@
-"""The examples in the engine's docstrings are tests too."""
+"""The examples in the docstrings (the engine's, and the few outside it) are tests too."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ import pytest
 
 import app.domain
 
-MODULES = sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain."))
+MODULES = [
+    *sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain.")),
+    "app.auditing",
+    "app.api.deps",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
