@@ -10,16 +10,27 @@ realistic NDJSON batches.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import IO, Any
 
 import orjson
 
 from app import services
-from app.auditing import catalogue
-from app.reading import RecordText, read_records
+from app.auditing import ENGINE_VERSION, catalogue
+from app.reading import RecordText, UnreadableFile, read_records
 
 EXIT_COMPLIANT, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bjaudit")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def _audit_one(rec: RecordText) -> tuple[dict[str, Any], int]:
@@ -81,7 +92,10 @@ def _text(line: dict[str, Any]) -> str:
 
 def cmd_rules(args: argparse.Namespace, out: IO[str]) -> int:
     rules = catalogue(args.jurisdiction)
-    if args.format == "json":
+    if args.format == "json":  # the document GET /v1/rules answers
+        out.write(orjson.dumps({"rules": rules}, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return 0
+    if args.format == "ndjson":
         for r in rules:
             out.write(orjson.dumps(r).decode() + "\n")
         return 0
@@ -177,17 +191,24 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Examples:\n  bjaudit audit tests/data/examples/nj-dealer-draws-on-hard-17.round.json --format text\n"
         "  cat rounds.ndjson | bjaudit audit - > results.ndjson\n  bjaudit rules --jurisdiction NZ",
     )
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"bjaudit {_version()} (engine {ENGINE_VERSION}, round format v1)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     a = sub.add_parser(
         "audit",
-        help="audit rounds from files (JSON object, JSON array or NDJSON; - for stdin)",
+        help="audit rounds from files (JSON object, JSON array or NDJSON, plain or gzipped; - for stdin)",
         description="Audit rounds offline. Writes one audit result per round, in input order, as NDJSON (or a "
         "readable report with --format text). A record that cannot be read gives a line with its round_id (when "
         "readable) and an RFC 9457 problem in 'error'. Exit status: 0 all compliant, 1 any round with findings, "
         "2 any record unreadable.",
     )
-    a.add_argument("paths", nargs="+", metavar="PATH", help="file of rounds, or - for standard input")
+    a.add_argument(
+        "paths", nargs="+", metavar="PATH", help="file of rounds (plain or gzipped), or - for standard input"
+    )
     a.add_argument(
         "--format", choices=["ndjson", "text"], default="ndjson", help="output format (default ndjson)"
     )
@@ -200,7 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
         "its citation status (verified, unverified, uncited) and whether a round can be checked against it.",
     )
     r.add_argument("--jurisdiction", choices=["US-NJ", "NZ"], help="only this jurisdiction")
-    r.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
+    r.add_argument(
+        "--format",
+        choices=["text", "json", "ndjson"],
+        default="text",
+        help="text (default), json (one document, as GET /v1/rules answers) or ndjson (one rule per line)",
+    )
     r.set_defaults(func=cmd_rules)
 
     s = sub.add_parser(
@@ -232,16 +258,20 @@ def build_parser() -> argparse.ArgumentParser:
         "upload",
         help="upload NDJSON files to a service as batches and wait for their audit",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Stream each FILE (NDJSON, one round per line; .gz files are sent as they are) to "
+        description="Stream each FILE (NDJSON, one round per line; gzipped files are sent as they are) to "
         "POST /v1/batches with a progress line on stderr (rounds, MB/s), then follow the batch's progress and print "
         "its summary. Each file is one batch; uploading the same file again answers the same batch. "
         "Exit status: 0 all compliant, 1 any findings, duplicates or conflicts, 2 any rejected line or failed upload.",
-        epilog="Examples:\n  bjaudit upload day.ndjson --url http://127.0.0.1:8000 --results results.ndjson\n"
-        "  bjaudit upload day.ndjson --url http://127.0.0.1:8000 --gzip --source BOR-TS1\n"
-        "  bjaudit upload day.ndjson.gz --url http://127.0.0.1:8000 --no-wait",
+        epilog="Examples:\n  bjaudit upload day.ndjson --results results.ndjson\n"
+        "  bjaudit upload day.ndjson --url http://audit.example:8000 --gzip --source BOR-TS1\n"
+        "  bjaudit upload day.ndjson.gz --no-wait",
     )
     u.add_argument("paths", nargs="+", metavar="FILE", help="NDJSON file (or .gz) of rounds")
-    u.add_argument("--url", required=True, help="the service's base URL, e.g. http://127.0.0.1:8000")
+    u.add_argument(
+        "--url",
+        default=os.environ.get("BJAUDIT_URL") or DEFAULT_URL,
+        help=f"the service's base URL (default: BJAUDIT_URL, else {DEFAULT_URL}, where make run serves)",
+    )
     u.add_argument("--source", help="submitting table system (X-Bjaudit-Source); default: the service's")
     u.add_argument("--results", metavar="PATH", help="save the per-line results (NDJSON) here")
     u.add_argument("--gzip", action="store_true", help="compress on the fly (Content-Encoding: gzip)")
@@ -277,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_COMPLIANT
     except FileNotFoundError as exc:
         print(f"bjaudit: {exc.filename}: no such file", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except UnreadableFile as exc:
+        print(f"bjaudit: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
 
 

@@ -1,11 +1,14 @@
-"""Reading rounds from files: one JSON object, a JSON array of objects, or NDJSON (one object per line).
+"""Reading rounds from files: one JSON object, a JSON array of objects, or NDJSON (one object per line), each
+plain or gzipped (recognised by its first bytes, whatever the file is called).
 
 NDJSON is read line by line, so a file of any size streams in constant memory. ``-`` is standard input.
 """
 
 from __future__ import annotations
 
+import gzip
 import sys
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO
@@ -21,16 +24,39 @@ class RecordText:
     obj: object = None
 
 
+class UnreadableFile(Exception):
+    """A file that cannot be read as rounds at all (a gzip stream cut off or corrupt)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def read_records(paths: Iterable[str]) -> Iterator[RecordText]:
     for path in paths:
         if path == "-":
-            yield from _read(sys.stdin.buffer, "<stdin>")
+            yield from _read_maybe_gzipped(sys.stdin.buffer, "<stdin>")
         else:
             with open(path, "rb") as f:
-                yield from _read(f, path)
+                yield from _read_maybe_gzipped(f, path)
 
 
-def _read(f: IO[bytes], name: str) -> Iterator[RecordText]:
+def _read_maybe_gzipped(f: IO[bytes], name: str) -> Iterator[RecordText]:
+    peek = getattr(f, "peek", None)
+    head = peek(2)[:2] if peek is not None else b""
+    if head != _GZIP_MAGIC:
+        yield from _read(f, name)
+        return
+    try:
+        with gzip.GzipFile(fileobj=f, mode="rb") as unzipped:
+            yield from _read(unzipped, name)
+    except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+        raise UnreadableFile(name, f"not a whole gzip file ({exc or type(exc).__name__})") from None
+
+
+def _read(f: IO[bytes] | gzip.GzipFile, name: str) -> Iterator[RecordText]:
     first = f.readline()
     lineno = 1
     while first and not first.strip():

@@ -38,7 +38,15 @@ class Progress:
             self.err.flush()
 
 
-def _body(path: Path, compress: bool, progress: Progress, stats: dict[str, float]) -> Iterator[bytes]:
+def _is_gzip(path: Path) -> bool:
+    """Gzipped, by its first bytes (a .gz file, or one that is gzipped without being called so)."""
+    with path.open("rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+def _body(
+    path: Path, compress: bool, packed: bool, progress: Progress, stats: dict[str, float]
+) -> Iterator[bytes]:
     started = time.monotonic()
     gz = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None
     with path.open("rb") as f:
@@ -47,7 +55,7 @@ def _body(path: Path, compress: bool, progress: Progress, stats: dict[str, float
             stats["lines"] += block.count(b"\n")
             elapsed = max(time.monotonic() - started, 1e-6)
             mb = stats["bytes"] / 1e6
-            rounds = "" if path.suffix == ".gz" else f"{int(stats['lines']):,} rounds, "
+            rounds = "" if packed else f"{int(stats['lines']):,} rounds, "
             progress.show(f"uploading {path.name}: {rounds}{mb:,.1f} MB, {mb / elapsed:,.1f} MB/s")
             yield gz.compress(block) if gz is not None else block
     if gz is not None:
@@ -61,14 +69,16 @@ def upload_file(
     """POST one file to /v1/batches; the answer's JSON (batch_id, location, lines_received, created)."""
     progress = Progress(err)
     stats = {"bytes": 0.0, "lines": 0.0, "seconds": 0.0}
-    already_gz = path.suffix == ".gz"
+    already_gz = _is_gzip(path)
     headers = {"Content-Type": "application/x-ndjson"}
     if gzip or already_gz:
         headers["Content-Encoding"] = "gzip"
     if source:
         headers["X-Bjaudit-Source"] = source
     resp = client.post(
-        "/v1/batches", content=_body(path, gzip and not already_gz, progress, stats), headers=headers
+        "/v1/batches",
+        content=_body(path, gzip and not already_gz, already_gz, progress, stats),
+        headers=headers,
     )
     mb = stats["bytes"] / 1e6
     progress.show(

@@ -140,7 +140,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         "the failed batch is recorded under `batch_id`.",
         404: "No such batch.",
         413: "A line is over BJAUDIT_MAX_BODY_BYTES: nothing accepted.",
-        415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none.",
+        415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none (a gzipped body must say so).",
         422: "A parameter cannot be used.",
         500: "Unexpected error (logged).",
         503: "The database is unreachable; retry after Retry-After seconds.",
@@ -161,6 +161,16 @@ UPLOAD_BODY: dict[str, Any] = {
         "content": {NDJSON: {"schema": {"type": "string", "format": "binary"}}},
     }
 }
+
+
+def _refuse_undeclared_gzip(head: bytearray, encoding: str) -> None:
+    """A gzipped body sent without its Content-Encoding would be read as text, every line rejected: refuse it, before
+    anything is stored, and say which header is missing."""
+    if encoding == "identity" and head.startswith(b"\x1f\x8b"):
+        raise UnsupportedMediaType(
+            "The body is gzip-compressed but was sent without 'Content-Encoding: gzip'; send it with that header "
+            "(bjaudit upload does so for gzipped files)."
+        )
 
 
 @router.post(
@@ -196,12 +206,18 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
     run = anyio.to_thread.run_sync
     try:
         buf = bytearray()
+        first = True
         async for data in request.stream():
             buf += data
             if len(buf) >= FEED_BYTES:
+                if first:
+                    _refuse_undeclared_gzip(buf, encoding)
+                    first = False
                 await run(writer.feed, bytes(buf))
                 buf.clear()
         if buf:
+            if first:
+                _refuse_undeclared_gzip(buf, encoding)
             await run(writer.feed, bytes(buf))
         outcome = await run(writer.finish, declared)
     except ClientDisconnect:

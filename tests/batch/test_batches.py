@@ -176,6 +176,17 @@ def test_cut_off_upload_is_reported_not_half_accepted(
     assert client.post("/v1/batches", content=b"{}", headers={"content-type": "text/csv"}).status_code == 415
 
 
+def test_a_gzipped_body_without_its_content_encoding_is_refused_whole(
+    client: TestClient, count: Callable[[str], int]
+) -> None:
+    body = gzip.compress(ndjson([dumps(d) for d in legal_rounds(3, seed=5)]))
+    r = client.post("/v1/batches", content=body, headers=NDJSON)
+    assert r.status_code == 415, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "sent without 'Content-Encoding: gzip'" in r.json()["detail"]
+    assert count("SELECT count(*) FROM batches") == 0
+
+
 def test_content_length_mismatch_fails_the_upload(settings: Settings, count: Callable[[str], int]) -> None:
     db = Database.from_settings(settings)
     try:

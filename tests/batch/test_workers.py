@@ -3,6 +3,7 @@ doubled); `bjaudit upload` against a live `bjaudit serve` on SQLite."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import signal
 import socket
@@ -142,4 +143,9 @@ def test_cli_upload_against_a_live_service(
     assert any(r["outcome"] == "violations" for r in rows)
     # The same file again: the same batch.
     assert cli_main(["upload", str(day), "--url", live_sqlite_service, "--no-wait"]) == 0
+    assert '"created":false' in capsys.readouterr().out
+    # Gzipped though not called .gz: sent as gzip (known by its first bytes), the same content, the same batch.
+    packed = tmp_path / "day.bin"
+    packed.write_bytes(gzip.compress(day.read_bytes()))
+    assert cli_main(["upload", str(packed), "--url", live_sqlite_service, "--no-wait"]) == 0
     assert '"created":false' in capsys.readouterr().out

@@ -1,7 +1,9 @@
-"""`bjaudit audit` and `bjaudit rules` as a user runs them: files in, NDJSON or text out, exit status."""
+"""`bjaudit audit`, `bjaudit rules` and the options of the others as a user runs them: files in, NDJSON or text
+out, exit status."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -80,12 +82,61 @@ def test_rules_lists_the_catalogue_with_coverage(capsys: pytest.CaptureFixture[s
     assert code == 0
     assert "9.3" in out and "not checkable" in out and "9.2" in out
     code, out = run(capsys, "rules", "--format", "json")
-    rows = [json.loads(x) for x in out.splitlines()]
+    rows = json.loads(out)["rules"]  # one document, as GET /v1/rules answers
     assert {r["jurisdiction"] for r in rows} == {"US-NJ", "NZ"}
     assert all(r["citation_status"] in ("verified", "unverified", "uncited") for r in rows)
+    code, out = run(capsys, "rules", "--format", "ndjson")
+    assert [json.loads(x) for x in out.splitlines()] == rows
 
 
 def test_missing_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["audit", "/nonexistent/rounds.json"])
     assert code == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_gzipped_files_are_read_whatever_they_are_called(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = COMPLIANT.read_text().replace("\n", " ") + "\n" + HARD17.read_text().replace("\n", " ") + "\n"
+    code, expected = run(capsys, "audit", str(COMPLIANT), str(HARD17))
+    packed = tmp_path / "day.ndjson.gz"
+    packed.write_bytes(gzip.compress(plain.encode()))
+    renamed = tmp_path / "day.ndjson"  # gzipped, though not called so
+    renamed.write_bytes(packed.read_bytes())
+    assert run(capsys, "audit", str(packed)) == (code, expected)
+    assert run(capsys, "audit", str(renamed)) == (code, expected)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(packed.read_bytes()))))
+    assert run(capsys, "audit", "-") == (code, expected)
+
+
+def test_a_cut_off_gzip_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cut = tmp_path / "cut.ndjson.gz"
+    cut.write_bytes(gzip.compress(COMPLIANT.read_bytes())[:40])
+    assert main(["audit", str(cut)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bjaudit: {cut}: not a whole gzip file")
+    assert "Traceback" not in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    from importlib.metadata import version
+
+    from app.auditing import ENGINE_VERSION
+
+    assert (
+        capsys.readouterr().out
+        == f"bjaudit {version('bjaudit')} (engine {ENGINE_VERSION}, round format v1)\n"
+    )
+
+
+def test_upload_defaults_to_the_local_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.cli import build_parser
+
+    monkeypatch.delenv("BJAUDIT_URL", raising=False)
+    assert build_parser().parse_args(["upload", "day.ndjson"]).url == "http://127.0.0.1:8000"
+    monkeypatch.setenv("BJAUDIT_URL", "http://audit.example:8000")
+    assert build_parser().parse_args(["upload", "day.ndjson"]).url == "http://audit.example:8000"
