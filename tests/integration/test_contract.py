@@ -95,8 +95,20 @@ def test_compose_ports_agree_with_the_settings(compose: dict[str, Any]) -> None:
     app_port = int(env["BJAUDIT_PORT"])
     published = [str(p) for p in compose["services"]["app"]["ports"]]
     assert any(re.fullmatch(rf"(?:[\d.]+:)?\d+:{app_port}", p) for p in published), published
-    assert any(p.endswith(":5432") for p in map(str, compose["services"]["postgres"]["ports"]))
+    # PostgreSQL is reached on the compose network only: publishing 5432 would collide with a server on the host.
+    assert "ports" not in compose["services"]["postgres"]
     assert f"127.0.0.1:{app_port}/readyz" in " ".join(compose["services"]["app"]["healthcheck"]["test"])
+
+
+def test_compose_restarts_every_service_and_the_workers_share_the_app_database(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert {name: s.get("restart") for name, s in services.items()} == {
+        "postgres": "unless-stopped",
+        "app": "unless-stopped",
+        "worker": "unless-stopped",
+    }
+    assert _env(services["worker"])["DATABASE_URL"] == _env(services["app"])["DATABASE_URL"]
+    assert services["worker"]["command"] == ["bjaudit", "worker"]
 
 
 def test_database_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
