@@ -142,7 +142,7 @@ def _check_storable(rnd: Round) -> None:
     ]
     if bad:
         raise InvalidRound(
-            f"The record has {len(bad)} problem{'s' if len(bad) != 1 else ''}; nothing was stored.",
+            f"The record has {len(bad)} problem{'s' if len(bad) != 1 else ''}.",
             errors=bad,
             extra={"round_id": rnd.round_id},
         )
@@ -155,7 +155,7 @@ def _parse(record: bytes | str) -> Round:
         errors = [{"pointer": p.get("pointer", ""), "detail": p.get("message", "")} for p in exc.problems]
         n = len(errors)
         raise InvalidRound(
-            f"The record has {n} problem{'s' if n != 1 else ''}; nothing was stored.",
+            f"The record has {n} problem{'s' if n != 1 else ''}.",
             errors=errors,
             extra={"round_id": exc.round_id} if exc.round_id else None,
         ) from exc

@@ -100,7 +100,9 @@ def test_compose_ports_agree_with_the_settings(compose: dict[str, Any]) -> None:
     assert f"127.0.0.1:{app_port}/readyz" in " ".join(compose["services"]["app"]["healthcheck"]["test"])
 
 
-def test_compose_restarts_every_service_and_the_workers_share_the_app_database(compose: dict[str, Any]) -> None:
+def test_compose_restarts_every_service_and_the_workers_share_the_app_database(
+    compose: dict[str, Any],
+) -> None:
     services = compose["services"]
     assert {name: s.get("restart") for name, s in services.items()} == {
         "postgres": "unless-stopped",
