@@ -7,8 +7,14 @@ the PostgreSQL schema ``procrastinate`` (created by the Alembic migration), reac
 
 Exactly once does not rest on the queue: :func:`app.batches.process_chunk` locks the chunk row and skips a chunk
 already done, and stores everything of a chunk in one transaction. So a job run twice is harmless, and a job lost
-(its worker killed) is found again: every worker, when it starts and then every minute, defers the undone chunks
-of committed batches whose jobs are not waiting or running on a live worker (procrastinate's heartbeats tell).
+(its worker killed, or failed by a database restart) is found again: every worker, when it starts and then every
+few seconds, defers the undone chunks of committed batches whose jobs are not waiting or running on a live worker
+(procrastinate's heartbeats tell).
+
+A worker outlives its database (:func:`run_worker`): it waits, logging what for, until the database answers with
+its schema at the migrations' head; when procrastinate's worker stops by itself (a lost connection ends its
+listener) or cannot start, it starts again after a backoff. It ends only when asked (SIGINT, SIGTERM: exit 0) or
+on an error that is not the database's (exit 1).
 """
 
 from __future__ import annotations
@@ -16,14 +22,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 from typing import Any
 
 import procrastinate
-from procrastinate.exceptions import AlreadyEnqueued
+import psycopg
+from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from app import batches
 from app.config import Settings, sqlalchemy_url
+from app.store import migrate
 from app.store.db import Database
 
 log = logging.getLogger("bjaudit.batch_queue")
@@ -31,7 +41,6 @@ log = logging.getLogger("bjaudit.batch_queue")
 QUEUE_SCHEMA = "procrastinate"
 QUEUE = "batches"
 TASK = "bjaudit.audit_chunk"
-RESCUE_TASK = "bjaudit.rescue_chunks"
 
 _worker_db: Database | None = None
 
@@ -47,9 +56,16 @@ def conninfo(database_url: str) -> str:
 def make_app(settings: Settings) -> procrastinate.App:
     connector = procrastinate.PsycopgConnector(
         conninfo=conninfo(settings.database_url),
-        kwargs={"options": f"-c search_path={QUEUE_SCHEMA}", "application_name": "bjaudit-queue"},
+        kwargs={
+            "options": f"-c search_path={QUEUE_SCHEMA}",
+            "application_name": "bjaudit-queue",
+            "connect_timeout": settings.db_connect_timeout,
+        },
         min_size=1,
         max_size=2,
+        # A database away longer than this fails the queue's calls (procrastinate's worker then stops, and
+        # `supervise` waits for the database and starts it again) instead of hanging in the pool.
+        timeout=settings.db_pool_timeout,
     )
     app = procrastinate.App(connector=connector)
 
@@ -57,21 +73,6 @@ def make_app(settings: Settings) -> procrastinate.App:
     def audit_chunk(batch_id: str, chunk_no: int) -> None:
         assert _worker_db is not None, "audit_chunk runs in `bjaudit worker`"
         batches.process_chunk(_worker_db, batch_id, chunk_no)
-
-    @app.periodic(cron="* * * * *", periodic_id="rescue")
-    @app.task(name=RESCUE_TASK, queue=QUEUE, pass_context=False)
-    async def rescue_chunks(timestamp: int) -> None:
-        assert _worker_db is not None
-        lost = await asyncio.to_thread(lost_chunks, _worker_db, settings.batch_stalled_seconds)
-        for batch_id, chunk_no in lost:
-            with contextlib.suppress(AlreadyEnqueued):
-                await (
-                    app.tasks[TASK]
-                    .configure(queueing_lock=f"{batch_id}:{chunk_no}")
-                    .defer_async(batch_id=batch_id, chunk_no=chunk_no)
-                )
-        if lost:
-            log.warning("requeued %d chunk(s) left undone", len(lost))
 
     return app
 
@@ -104,36 +105,160 @@ def lost_chunks(db: Database, stalled_seconds: float) -> list[tuple[str, int]]:
     return [ref for ref in todo if ref not in busy]
 
 
-def requeue_pending(app: procrastinate.App, db: Database, stalled_seconds: float) -> int:
-    """Defer a job for every lost chunk (synchronous; the app must be open). Returns how many."""
-    lost = lost_chunks(db, stalled_seconds)
+async def requeue_lost(app: procrastinate.App, db: Database, stalled_seconds: float) -> int:
+    """Defer a job for every lost chunk (the app must be open). Returns how many."""
+    lost = await asyncio.to_thread(lost_chunks, db, stalled_seconds)
     for batch_id, chunk_no in lost:
         with contextlib.suppress(AlreadyEnqueued):
-            app.tasks[TASK].configure(queueing_lock=f"{batch_id}:{chunk_no}").defer(
-                batch_id=batch_id, chunk_no=chunk_no
+            await (
+                app.tasks[TASK]
+                .configure(queueing_lock=f"{batch_id}:{chunk_no}")
+                .defer_async(batch_id=batch_id, chunk_no=chunk_no)
             )
     if lost:
         log.warning("requeued %d chunk(s) left undone", len(lost))
     return len(lost)
 
 
-def run_worker(settings: Settings, concurrency: int | None = None, **options: Any) -> None:
-    """Run a worker until SIGINT/SIGTERM: first requeue what earlier workers left undone, then take jobs."""
-    global _worker_db
-    _worker_db = Database.from_settings(settings)
-    app = make_app(settings)
+# What a database that is away, restarting or not yet migrated raises: wait and start again, never exit.
+TRANSIENT = (ConnectorException, psycopg.Error, DBAPIError, OSError)
+
+
+class Backoff:
+    """Delays between attempts: doubling from ``first`` up to ``most`` seconds; ``reset`` after a good run."""
+
+    def __init__(self, first: float = 0.5, most: float = 30.0) -> None:
+        self.first, self.most = first, most
+        self.delay = first
+
+    def next(self) -> float:
+        delay, self.delay = self.delay, min(self.delay * 2, self.most)
+        return delay
+
+    def reset(self) -> None:
+        self.delay = self.first
+
+
+def not_ready(db: Database) -> str | None:
+    """What the worker must wait for, in words, or None when the database answers with its schema at head."""
     try:
-        with app.open():
-            n = requeue_pending(app, _worker_db, settings.batch_stalled_seconds)
-            log.info("worker starting; %d chunk(s) requeued", n)
-        app.run_worker(
-            queues=[QUEUE],
-            concurrency=concurrency or settings.batch_worker_concurrency,
-            delete_jobs="successful",
-            update_heartbeat_interval=max(settings.batch_stalled_seconds / 3, 0.5),
-            stalled_worker_timeout=settings.batch_stalled_seconds,
-            **options,
+        with db.engine.connect() as conn:
+            current = migrate.current_revisions(conn)
+    except DBAPIError as exc:
+        cause = str(exc.orig or exc).strip().splitlines()
+        return f"the database to answer ({cause[0] if cause else type(exc).__name__})"
+    heads = migrate.head_revisions()
+    if current != heads:
+        return (
+            f"the schema to reach {sorted(heads)} (it is at {sorted(current) or 'no revision'}; `bjaudit serve` or "
+            "`make migrate` upgrades it)"
         )
+    return None
+
+
+async def _sleep_unless(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
+
+
+async def _rescue(app: procrastinate.App, db: Database, stalled_seconds: float) -> None:
+    """Every few seconds, queue again what a dead worker (or a failed job) left undone."""
+    while True:
+        await asyncio.sleep(max(stalled_seconds / 3, 0.5))
+        try:
+            await requeue_lost(app, db, stalled_seconds)
+        except TRANSIENT as exc:
+            log.debug("could not look for lost chunks: %s", exc)
+
+
+async def _run_once(
+    app: procrastinate.App, db: Database, settings: Settings, stop: asyncio.Event, options: dict[str, Any]
+) -> str:
+    """Run procrastinate's worker until it stops or ``stop`` is set; why it ended, in words."""
+    async with app.open_async():
+        n = await requeue_lost(app, db, settings.batch_stalled_seconds)
+        log.info("worker starting; %d chunk(s) requeued", n)
+        worker = asyncio.create_task(
+            app.run_worker_async(
+                queues=[QUEUE],
+                delete_jobs="successful",
+                update_heartbeat_interval=max(settings.batch_stalled_seconds / 3, 0.5),
+                stalled_worker_timeout=settings.batch_stalled_seconds,
+                install_signal_handlers=False,
+                **options,
+            ),
+            name="procrastinate worker",
+        )
+        rescue = asyncio.create_task(_rescue(app, db, settings.batch_stalled_seconds), name="rescue")
+        stopping = asyncio.create_task(stop.wait(), name="stop")
+        try:
+            await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            rescue.cancel()
+            stopping.cancel()
+            if not worker.done():
+                worker.cancel()  # procrastinate stops taking jobs and finishes the running ones
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+        if stop.is_set():
+            return "stop requested"
+        exc = worker.exception()
+        if exc is not None:
+            raise exc
+        return "procrastinate's worker stopped (a lost connection ends its listener)"
+
+
+async def supervise(
+    settings: Settings, concurrency: int | None = None, stop: asyncio.Event | None = None, **options: Any
+) -> None:
+    """The worker's life: wait for the database and its schema, run, and after anything that stops the run but a
+    stop request, wait a backoff and run again. ``stop`` set ends it (cleanly: running chunks finish); without
+    one, SIGINT and SIGTERM set it."""
+    global _worker_db
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM) if stop is None else ()
+    stop = stop or asyncio.Event()
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    _worker_db = db = Database.from_settings(settings, pre_ping=True)
+    app = make_app(settings)
+    options = {"concurrency": concurrency or settings.batch_worker_concurrency, **options}
+    backoff = Backoff()
+    waiting_for: str | None = None
+    try:
+        while not stop.is_set():
+            why = await asyncio.to_thread(not_ready, db)
+            if why is not None:
+                if why != waiting_for:
+                    log.warning("waiting for %s", why)
+                    waiting_for = why
+                await _sleep_unless(stop, backoff.next())
+                continue
+            if waiting_for is not None:
+                log.info("the database is ready")
+                waiting_for = None
+            started = loop.time()
+            try:
+                ended = await _run_once(app, db, settings, stop, options)
+            except TRANSIENT as exc:
+                ended = (
+                    f"the database failed: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}"
+                )
+            if stop.is_set():
+                break
+            if loop.time() - started > 60:
+                backoff.reset()
+            delay = backoff.next()
+            log.warning("worker stopped: %s; starting again in %.1f s", ended, delay)
+            await _sleep_unless(stop, delay)
+        log.info("worker stopped on request")
     finally:
-        _worker_db.dispose()
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+        db.dispose()
         _worker_db = None
+
+
+def run_worker(settings: Settings, concurrency: int | None = None, **options: Any) -> None:
+    """Run a worker until SIGINT/SIGTERM (see :func:`supervise`)."""
+    asyncio.run(supervise(settings, concurrency, **options))

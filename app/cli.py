@@ -135,7 +135,13 @@ def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
-    run_worker(settings, concurrency=args.concurrency)
+    try:
+        run_worker(settings, concurrency=args.concurrency)
+    except Exception:
+        logging.getLogger("bjaudit.worker").exception(
+            "the worker stopped on an error that is not the database's"
+        )
+        return 1  # a supervisor (compose: restart unless-stopped) starts it again
     return 0
 
 
@@ -245,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a batch worker: it takes chunk jobs from the procrastinate queue in PostgreSQL "
         "(DATABASE_URL) until stopped. Run one per core, on as many machines as you like; they share every batch. "
-        "At start, and every minute, chunks left undone by a dead worker are queued again.",
+        "At start, and every few seconds, chunks left undone by a dead worker are queued again. It waits for the "
+        "database and its schema (logging what for), carries on through database restarts, and exits only on "
+        "SIGINT/SIGTERM (0, running chunks finished) or an error that is not the database's (1).",
         epilog="Example:\n  DATABASE_URL=postgresql://bjaudit@db/bjaudit bjaudit worker &\n"
         "  DATABASE_URL=postgresql://bjaudit@db/bjaudit bjaudit worker &",
     )

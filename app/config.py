@@ -64,9 +64,10 @@ class Settings(BaseSettings):
         description="Chunks one `bjaudit worker` process audits at once (run a process per core).",
     )
     batch_stalled_seconds: float = Field(
-        default=30.0,
+        default=10.0,
         gt=0,
-        description="A worker silent (no heartbeat) this long is taken for dead: its chunks are queued again.",
+        description="A worker silent (no heartbeat) this long is taken for dead: its chunks are queued again. "
+        "Workers send a heartbeat, and look for lost chunks, every third of it.",
     )
 
     def uses_queue(self) -> bool:

@@ -34,9 +34,11 @@ def ensure_sqlite_directory(database_url: str) -> None:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def make_engine(settings: Settings) -> Engine:
+def make_engine(settings: Settings, *, pre_ping: bool = False) -> Engine:
+    """``pre_ping``: test each pooled connection before use (one round trip per checkout), for processes that must
+    carry on through a database restart without a failed unit of work (the batch workers)."""
     url = make_url(sqlalchemy_url(settings.database_url))
-    kwargs: dict[str, Any] = {"pool_pre_ping": False}
+    kwargs: dict[str, Any] = {"pool_pre_ping": pre_ping}
     if url.get_backend_name() == "sqlite":
         ensure_sqlite_directory(settings.database_url)
         kwargs["connect_args"] = {"timeout": settings.db_pool_timeout, "check_same_thread": False}
@@ -74,8 +76,8 @@ class Database:
         )
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Database:
-        return cls(make_engine(settings))
+    def from_settings(cls, settings: Settings, *, pre_ping: bool = False) -> Database:
+        return cls(make_engine(settings, pre_ping=pre_ping))
 
     @contextmanager
     def session(self) -> Iterator[Session]:

@@ -1,0 +1,95 @@
+"""A PostgreSQL server of a test's own, to stop, restart and break: fault tests never touch the shared server.
+
+``initdb`` into a temporary folder, ``pg_ctl`` on a free port with its socket in that folder, trust
+authentication on the loopback only. Run as the ``postgres`` user when the tests run as root (initdb refuses
+root). Unavailable binaries: the tests that need it are skipped, or fail under BJAUDIT_REQUIRE_POSTGRES=1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+
+def _bindir() -> Path | None:
+    try:
+        out = subprocess.run(
+            ["pg_config", "--bindir"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        out = ""
+    candidates = [out] if out else []
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
+    for c in candidates:
+        if (Path(c) / "initdb").exists() and (Path(c) / "pg_ctl").exists():
+            return Path(c)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ThrowawayPostgres:
+    def __init__(self) -> None:
+        bindir = _bindir()
+        if bindir is None:
+            message = "no initdb/pg_ctl found (apt install postgresql) for a throwaway PostgreSQL"
+            if os.environ.get("BJAUDIT_REQUIRE_POSTGRES", "") not in ("", "0", "false", "no"):
+                pytest.fail(message, pytrace=False)
+            pytest.skip(message)
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="bjaudit-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "server.log"
+        self.port = _free_port()
+        self._as_postgres = os.geteuid() == 0
+        if self._as_postgres:
+            shutil.chown(self.root, "postgres", "postgres")
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+
+    def _run(self, tool: str, *args: str) -> None:
+        cmd = [str(self.bindir / tool), *args]
+        if self._as_postgres:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "30", "start"
+        )
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "30", "stop")
+
+    def restart(self, down_for: float = 0.0) -> None:
+        """Stop the server (fast: connections are cut), leave it down ``down_for`` seconds, start it again."""
+        self.stop()
+        time.sleep(down_for)
+        self.start()
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self, name: str) -> str:
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def destroy(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
+            self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
