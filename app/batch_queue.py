@@ -34,7 +34,7 @@ from sqlalchemy.exc import DBAPIError
 from app import batches
 from app.config import Settings, sqlalchemy_url
 from app.store import migrate
-from app.store.db import Database
+from app.store.db import Database, database_missing, explain_connect_error
 
 log = logging.getLogger("bjaudit.batch_queue")
 
@@ -139,12 +139,18 @@ class Backoff:
         self.delay = self.first
 
 
-def not_ready(db: Database) -> str | None:
+class CannotStart(Exception):
+    """A setting to fix (the database named does not exist), not an outage to wait out: one line, exit 2."""
+
+
+def not_ready(db: Database, database_url: str) -> str | None:
     """What the worker must wait for, in words, or None when the database answers with its schema at head."""
     try:
         with db.engine.connect() as conn:
             current = migrate.current_revisions(conn)
     except DBAPIError as exc:
+        if database_missing(exc, database_url):
+            raise CannotStart(explain_connect_error(exc, database_url)) from None
         cause = str(exc.orig or exc).strip().splitlines()
         return f"the database to answer ({cause[0] if cause else type(exc).__name__})"
     heads = migrate.head_revisions()
@@ -227,7 +233,7 @@ async def supervise(
     waiting_for: str | None = None
     try:
         while not stop.is_set():
-            why = await asyncio.to_thread(not_ready, db)
+            why = await asyncio.to_thread(not_ready, db, settings.database_url)
             if why is not None:
                 if why != waiting_for:
                     log.warning("waiting for %s", why)

@@ -114,16 +114,20 @@ def cmd_rules(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
-    from app.main import serve
+    from app.main import StartupError, serve
 
-    serve(host=args.host, port=args.port)
+    try:
+        serve(host=args.host, port=args.port)
+    except StartupError as exc:
+        print(f"bjaudit serve: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     return 0
 
 
 def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
     import logging
 
-    from app.batch_queue import run_worker
+    from app.batch_queue import CannotStart, run_worker
     from app.config import get_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -137,6 +141,9 @@ def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
         return EXIT_UNREADABLE
     try:
         run_worker(settings, concurrency=args.concurrency)
+    except CannotStart as exc:
+        print(f"bjaudit worker: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     except Exception:
         logging.getLogger("bjaudit.worker").exception(
             "the worker stopped on an error that is not the database's"

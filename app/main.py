@@ -15,13 +15,14 @@ from pathlib import Path
 
 from anyio import CapacityLimiter
 from fastapi import FastAPI
+from sqlalchemy.exc import DBAPIError
 
 from app import api
 from app.api.deps import SingleRounds, UnitOfWork
 from app.auditing import ENGINE_VERSION as VERSION
 from app.config import Settings, get_settings, libpq_url
 from app.store import migrate
-from app.store.db import Database
+from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
 
 DESCRIPTION = """\
@@ -81,12 +82,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 app = create_app()
 
 
+class StartupError(Exception):
+    """The service cannot start, and the one line that says why and what to do."""
+
+
 def serve(host: str | None = None, port: int | None = None, reload: bool = False) -> None:
-    """Migrate the configured database to head, then serve ``app.main:app`` with uvicorn."""
+    """Migrate the configured database to head, then serve ``app.main:app`` with uvicorn. Raises
+    :class:`StartupError` when the database cannot be reached or migrated."""
     import uvicorn
 
     settings = get_settings()
-    migrate.upgrade_head(settings.database_url)
+    try:
+        migrate.upgrade_head(settings.database_url)
+    except DBAPIError as exc:
+        raise StartupError(explain_connect_error(exc, settings.database_url)) from None
     uvicorn.run(
         "app.main:app",
         host=host or settings.host,
@@ -121,7 +130,11 @@ def _main(argv: list[str] | None = None) -> int:
     out.add_argument("path", nargs="?")
     args = parser.parse_args(argv)
     if args.command == "serve":
-        serve(args.host, args.port, args.reload)
+        try:
+            serve(args.host, args.port, args.reload)
+        except StartupError as exc:
+            print(f"bjaudit serve: {exc}", file=sys.stderr)
+            return 2
     else:
         print(export_openapi(args.path))
     return 0

@@ -19,6 +19,46 @@ from app.config import Settings, sqlalchemy_url
 UNAVAILABLE = (DBAPIError,)
 
 
+def database_missing(exc: BaseException, database_url: str) -> bool:
+    """The server answered that the database named in the URL does not exist: a setting to fix, not an outage."""
+    url = make_url(sqlalchemy_url(database_url))
+    text_ = str(getattr(exc, "orig", None) or exc)
+    return url.get_backend_name() == "postgresql" and f'database "{url.database}" does not exist' in text_
+
+
+def explain_connect_error(exc: BaseException, database_url: str) -> str:
+    """One line that says what is wrong with the configured database and what to do, for start-up errors.
+
+    >>> url = "postgresql://app:secret@db.example:5433/bjaudit"
+    >>> explain_connect_error(Exception('FATAL:  database "bjaudit" does not exist'), url)
+    "the database 'bjaudit' does not exist on db.example:5433: create it first (createdb -h db.example -p 5433 -U app bjaudit), never use the maintenance database 'postgres'"
+    >>> explain_connect_error(Exception('connection failed: ... Connection refused\\n\\tIs the server running'), url)
+    'cannot connect to PostgreSQL at db.example:5433 (connection refused): is the server running there, and are the host and port of DATABASE_URL right?'
+    """
+    url = make_url(sqlalchemy_url(database_url))
+    cause = getattr(exc, "orig", None) or exc
+    text_ = str(cause)
+    first = next((line.strip() for line in text_.splitlines() if line.strip()), type(cause).__name__)
+    if url.get_backend_name() != "postgresql":
+        return f"cannot open the database {database_url}: {first}"
+    where = f"{url.host or 'localhost'}:{url.port or 5432}"
+    if database_missing(exc, database_url):
+        user = f" -U {url.username}" if url.username else ""
+        return (
+            f"the database {url.database!r} does not exist on {where}: create it first (createdb -h "
+            f"{url.host or 'localhost'} -p {url.port or 5432}{user} {url.database}), never use the maintenance "
+            "database 'postgres'"
+        )
+    if "Connection refused" in text_:
+        return (
+            f"cannot connect to PostgreSQL at {where} (connection refused): is the server running there, and are the "
+            "host and port of DATABASE_URL right?"
+        )
+    if "password authentication failed" in text_ or "no password supplied" in text_:
+        return f"PostgreSQL at {where} refused the user {url.username!r}: check the user and password in DATABASE_URL"
+    return f"cannot use the database {url.render_as_string(hide_password=True)}: {first.removeprefix('FATAL:').strip()}"
+
+
 def ensure_sqlite_directory(database_url: str) -> None:
     """Make the directory of a SQLite database file (``./var`` on a fresh checkout). A directory that cannot be
     made is reported when the database is first needed (503 for a request), not here."""

@@ -14,6 +14,7 @@ MODULES = [
     *sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain.")),
     "app.auditing",
     "app.api.deps",
+    "app.store.db",
 ]
 
 
