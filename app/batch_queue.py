@@ -30,6 +30,7 @@ import psycopg
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from app import batches
 from app.config import Settings, sqlalchemy_url
@@ -82,6 +83,19 @@ def defer_chunks(app: procrastinate.App, refs: list[tuple[str, int]]) -> None:
     if refs:
         jobs: list[dict[str, Any]] = [{"batch_id": b, "chunk_no": c} for b, c in refs]
         app.tasks[TASK].batch_defer(*jobs)
+
+
+def live_workers(session: Session, stalled_seconds: float) -> int:
+    """Batch workers whose heartbeat is younger than ``stalled_seconds`` (separate processes and the service's own)."""
+    return int(
+        session.connection()
+        .exec_driver_sql(
+            f"SELECT count(*) FROM {QUEUE_SCHEMA}.procrastinate_workers "
+            "WHERE last_heartbeat > now() - make_interval(secs => %(stalled)s)",
+            {"stalled": stalled_seconds},
+        )
+        .scalar_one()
+    )
 
 
 def lost_chunks(db: Database, stalled_seconds: float) -> list[tuple[str, int]]:

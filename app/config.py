@@ -63,6 +63,13 @@ class Settings(BaseSettings):
         ge=1,
         description="Chunks one `bjaudit worker` process audits at once (run a process per core).",
     )
+    embedded_workers: int = Field(
+        default=1,
+        ge=0,
+        description="On the queue (PostgreSQL): chunks the service itself audits at once, in a worker it runs in "
+        "its own process, so that `serve` alone finishes batches; 0 for deployments that run only `bjaudit worker` "
+        "processes.",
+    )
     batch_stalled_seconds: float = Field(
         default=10.0,
         gt=0,

@@ -108,11 +108,17 @@ def _problem_text(resp: httpx.Response) -> str:
 def wait_for(client: httpx.Client, location: str, err: IO[str], poll: float = 0.5) -> dict[str, Any]:
     """Follow a batch until done or failed, showing its progress; its final status."""
     progress = Progress(err)
+    warned = False
     while True:
         resp = client.get(location)
         if resp.status_code != 200:
             raise UploadFailed(_problem_text(resp))
         st: dict[str, Any] = resp.json()
+        if st.get("stalled") and not warned:  # said once; the batch waits for a worker, and so do we
+            progress.done()
+            err.write(f"warning: {st['stalled']}\n")
+            err.flush()
+            warned = True
         c = st["counts"]
         total = max(c["lines_received"], 1)
         rate = st.get("rate_per_second") or 0

@@ -206,6 +206,7 @@ def main() -> int:
             **os.environ,
             "DATABASE_URL": url,
             "BJAUDIT_BATCH_RUNNER": "queue",
+            "BJAUDIT_EMBEDDED_WORKERS": "0",  # exactly --workers processes audit
             "BJAUDIT_ACCESS_LOG": "false",
             "BJAUDIT_LOG_LEVEL": "warning",
         }

@@ -204,6 +204,7 @@ def start_service(database_url: str, port: int, workers: int) -> subprocess.Pope
     env = {
         **os.environ,
         "BJAUDIT_DATABASE_URL": database_url,
+        "BJAUDIT_EMBEDDED_WORKERS": "0",  # no batch worker beside the requests measured
         "BJAUDIT_ACCESS_LOG": "false",
     }
     cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]

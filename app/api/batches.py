@@ -1,11 +1,13 @@
 """Batch routes: upload a day of rounds as NDJSON, follow its progress, read its per-line results.
 
 The router's lifespan starts the batch runner: in-process (SQLite) with undone chunks taken up again, or the
-procrastinate queue (PostgreSQL) that ``bjaudit worker`` processes serve. See docs/batches.md.
+procrastinate queue (PostgreSQL) that ``bjaudit worker`` processes serve, and then, unless BJAUDIT_EMBEDDED_WORKERS
+is 0, a worker of the service's own beside them. See docs/batches.md.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import zlib
@@ -83,11 +85,28 @@ def _start_runner(settings: Settings, db: Database) -> Runner:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    runner = await anyio.to_thread.run_sync(_start_runner, app.state.settings, app.state.db)
+    settings: Settings = app.state.settings
+    runner = await anyio.to_thread.run_sync(_start_runner, settings, app.state.db)
     app.state.batch_runner = runner
+    stop = asyncio.Event()
+    embedded = None
+    if settings.uses_queue() and settings.embedded_workers > 0:
+        from app import batch_queue
+
+        # The service's own batch worker (BJAUDIT_EMBEDDED_WORKERS), so that `serve` alone finishes batches.
+        embedded = asyncio.create_task(
+            batch_queue.supervise(settings, concurrency=settings.embedded_workers, stop=stop),
+            name="embedded batch worker",
+        )
     try:
         yield
     finally:
+        if embedded is not None:
+            stop.set()
+            try:
+                await asyncio.wait_for(embedded, 60)
+            except Exception:  # noqa: BLE001 - shutting down: say so, and go on closing
+                log.exception("the embedded batch worker did not stop cleanly")
         await anyio.to_thread.run_sync(runner.close)
 
 
@@ -132,6 +151,13 @@ class BatchStatus(BaseModel):
     elapsed_seconds: float = Field(description="From the start of the upload to the end (or now).")
     rate_per_second: float | None = Field(description="Lines audited per second of elapsed time.")
     results: str = Field(description="Where the per-line results are.")
+    workers_alive: int | None = Field(
+        description="Batch workers with a recent heartbeat (the queue, on PostgreSQL); null when the service "
+        "audits batches itself (SQLite)."
+    )
+    stalled: str | None = Field(
+        description="Why a batch that is not finished does not move (no batch worker alive), in words; else null."
+    )
 
 
 def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -258,15 +284,30 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
     )
 
 
+NO_WORKER = (
+    "No batch worker is alive, so the batch waits: start `bjaudit worker` (one per core) on this database, or let "
+    "the service run its own (BJAUDIT_EMBEDDED_WORKERS, 1 by default)."
+)
+
+
 BatchId = Annotated[
     str, Path(pattern=r"^[^\x00]{1,128}$", description="The batch_id POST /v1/batches answered.")
 ]
 
 
 @router.get("/batches/{batch_id}", response_model=BatchStatus, responses=_problems(404, 500, 503))
-async def get_batch(batch_id: BatchId, uow: UnitOfWorkDep) -> Response:
+async def get_batch(batch_id: BatchId, request: Request, uow: UnitOfWorkDep) -> Response:
     """A batch's state and progress: counts by outcome, elapsed time, rate."""
     status = await uow.read(batches.batch_status, batch_id)
+    status["workers_alive"] = status["stalled"] = None
+    settings: Settings = request.app.state.settings
+    if settings.uses_queue():
+        from app.batch_queue import live_workers
+
+        alive = await uow.read(live_workers, settings.batch_stalled_seconds)
+        status["workers_alive"] = alive
+        if alive == 0 and status["state"] in ("queued", "processing"):
+            status["stalled"] = NO_WORKER
     return Response(orjson.dumps(status), media_type="application/json")
 
 

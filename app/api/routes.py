@@ -339,7 +339,8 @@ async def healthz(request: Request) -> Response:
 def readyz(request: Request) -> Response:
     """Ready to serve: the database answers and its schema is at the migrations' head."""
     db = get_database(request)
-    retry = request.app.state.settings.retry_after_seconds
+    settings = request.app.state.settings
+    retry = settings.retry_after_seconds
     try:
         with db.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
@@ -354,7 +355,21 @@ def readyz(request: Request) -> Response:
             f"The database schema is at {sorted(current) or 'no revision'}, the code needs {sorted(heads or [])}; "
             "run `alembic upgrade head`.",
         )
-    body = {"status": "ready", "database": db.engine.dialect.name, "revision": sorted(current)}
+    workers = None
+    if settings.uses_queue():
+        from app.batch_queue import live_workers
+
+        try:
+            with db.reading() as session:
+                workers = live_workers(session, settings.batch_stalled_seconds)
+        except Exception:  # noqa: BLE001 - the database went away between the two reads
+            return unavailable(request, retry, "The database cannot be reached.")
+    body = {
+        "status": "ready",
+        "database": db.engine.dialect.name,
+        "revision": sorted(current),
+        "batch_workers": workers,
+    }
     return Response(orjson.dumps(body), media_type=JSON)
 
 

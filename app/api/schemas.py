@@ -145,6 +145,10 @@ class Ready(BaseModel):
     revision: list[str] = Field(
         description="The database's Alembic revision(s), equal to the code's head(s)."
     )
+    batch_workers: int | None = Field(
+        description="Batch workers with a recent heartbeat (the queue, on PostgreSQL; the service's own included). "
+        "0 means uploaded batches wait. Null when the service audits batches itself (SQLite)."
+    )
 
 
 class ProblemEntry(BaseModel):

@@ -40,7 +40,7 @@ def test_worker_killed_mid_batch_resumes_with_nothing_lost_or_doubled(
 ) -> None:
     url = postgres_database("worker")
     upgrade_head(url)
-    settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue")
+    settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue", embedded_workers=0)
     env = {**os.environ, "DATABASE_URL": url, "BJAUDIT_BATCH_STALLED_SECONDS": "1.5"}
     log_path = tmp_path / "worker.log"
     log = log_path.open("ab")

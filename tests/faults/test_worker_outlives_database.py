@@ -123,7 +123,7 @@ def test_a_worker_started_before_the_schema_waits_for_it_then_works(
     assert worker.proc.poll() is None, worker.text()
     upgrade_head(url)
     worker.wait_for_log("worker starting")
-    settings = Settings(database_url=url, batch_chunk_lines=50, batch_runner="queue")
+    settings = Settings(database_url=url, batch_chunk_lines=50, batch_runner="queue", embedded_workers=0)
     with TestClient(create_app(settings)) as c:
         r = c.post(
             "/v1/batches", content=ndjson([dumps(d) for d in legal_rounds(120, seed=3)]), headers=NDJSON
@@ -150,7 +150,7 @@ def test_a_worker_outlives_database_restarts_and_a_batch_across_one_is_audited_w
     assert worker.proc.poll() is None, worker.text()
 
     # A batch audited across a restart: every line once.
-    settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue")
+    settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue", embedded_workers=0)
     docs = [dumps(d) for d in legal_rounds(1200, seed=8)]
     with TestClient(create_app(settings)) as c:
         r = c.post("/v1/batches", content=ndjson(docs), headers=NDJSON)

@@ -102,7 +102,8 @@ def engine(database_url: str) -> Iterator[Engine]:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url)
+    # No batch worker of the service's own: these tests do not upload batches (tests/batch covers that path).
+    return Settings(database_url=database_url, embedded_workers=0)
 
 
 @pytest.fixture
