@@ -63,6 +63,23 @@ class LineTooLong(services.ServiceError):
     status, slug, title = 413, "batch-line-too-long", "A line of the batch is over the size limit"
 
 
+class UploadTooLarge(services.ServiceError):
+    status, slug, title = 413, "batch-too-large", "The batch is over a size limit"
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What one upload may hold (each a BJAUDIT_BATCH_MAX_* setting); over any of them it is refused whole (413)."""
+
+    upload_bytes: int = 4 << 30
+    content_bytes: int = 4 << 30
+    ratio: float = 200.0
+    lines: int = 2_000_000
+
+    RATIO_FROM = 16 << 20
+    """The decompression ratio is judged once this many bytes are decompressed (small uploads vary widely)."""
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -122,9 +139,17 @@ class BatchWriter:
     """
 
     def __init__(
-        self, db: Database, source: str, *, gzipped: bool, chunk_lines: int, max_line_bytes: int
+        self,
+        db: Database,
+        source: str,
+        *,
+        gzipped: bool,
+        chunk_lines: int,
+        max_line_bytes: int,
+        limits: UploadLimits | None = None,
     ) -> None:
         self.db = db
+        self.limits = limits or UploadLimits()
         self.source = source
         self.batch_id = uuid.uuid4().hex
         self.chunk_lines = chunk_lines
@@ -183,13 +208,37 @@ class BatchWriter:
 
     def feed(self, data: bytes) -> None:
         self.bytes_received += len(data)
+        if self.bytes_received > self.limits.upload_bytes:
+            raise self._too_large(
+                f"over {self.limits.upload_bytes} bytes as sent", "BJAUDIT_BATCH_MAX_UPLOAD_BYTES"
+            )
         for piece in self._gunzip.feed(data) if self._gunzip is not None else (data,):
             self._take(piece)
+
+    def _too_large(self, what: str, setting: str) -> UploadTooLarge:
+        return UploadTooLarge(
+            f"The upload is {what}; nothing was accepted. Split it, or raise {setting}.",
+            extra={"setting": setting},
+        )
 
     def _take(self, data: bytes) -> None:
         if not data:
             return
         self.content_bytes += len(data)
+        limits = self.limits
+        if self.content_bytes > limits.content_bytes:
+            raise self._too_large(
+                f"over {limits.content_bytes} bytes decompressed", "BJAUDIT_BATCH_MAX_CONTENT_BYTES"
+            )
+        if (
+            self._gunzip is not None
+            and self.content_bytes > limits.RATIO_FROM
+            and self.content_bytes > limits.ratio * self.bytes_received
+        ):
+            raise self._too_large(
+                f"gzip that expands over {limits.ratio:g} times (a decompression bomb?)",
+                "BJAUDIT_BATCH_MAX_RATIO",
+            )
         self._sha.update(data)
         start = 0
         while True:
@@ -222,6 +271,8 @@ class BatchWriter:
         self._buffered += len(line)
         if line.strip():
             self._nonblank += 1
+            if self.lines_received + self._nonblank > self.limits.lines:
+                raise self._too_large(f"over {self.limits.lines} lines", "BJAUDIT_BATCH_MAX_LINES")
             if self._nonblank >= self.chunk_lines or self._buffered >= self.CHUNK_BYTES:
                 self._flush()
         elif len(self._lines) >= 4 * self.chunk_lines:

@@ -33,6 +33,37 @@ class Settings(BaseSettings):
         pattern=r"^[A-Za-z0-9._:-]{1,128}$",
         description="The submitting table system when a request carries no X-Bjaudit-Source header.",
     )
+    body_timeout_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="A single round's body must arrive within this many seconds (else 408).",
+    )
+    upload_idle_seconds: float = Field(
+        default=60.0, gt=0, description="A batch upload that sends nothing for this many seconds fails (408)."
+    )
+    batch_max_upload_bytes: int = Field(
+        default=4 << 30,
+        ge=1,
+        description="Largest batch upload as sent (compressed, if gzipped), in bytes (413).",
+    )
+    batch_max_content_bytes: int = Field(
+        default=4 << 30, ge=1, description="Largest batch content once decompressed, in bytes (413)."
+    )
+    batch_max_ratio: float = Field(
+        default=200.0,
+        ge=1,
+        description="Largest decompressed/compressed ratio of a gzipped upload (a decompression bomb; 413), checked "
+        "once 16 MiB are decompressed.",
+    )
+    batch_max_lines: int = Field(
+        default=2_000_000, ge=1, description="Most non-blank lines (rounds) in one batch upload (413)."
+    )
+    max_connections: int | None = Field(
+        default=1000,
+        ge=1,
+        description="Concurrent connections and requests `bjaudit serve` takes before answering 503 (uvicorn "
+        "limit_concurrency); empty for no limit.",
+    )
     db_pool_size: int = Field(default=4, ge=1, description="Database connections kept open per process.")
     db_max_overflow: int = Field(default=4, ge=0, description="Extra connections allowed under load.")
     db_pool_timeout: float = Field(

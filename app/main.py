@@ -104,6 +104,8 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         workers=None if reload else settings.workers,
         access_log=settings.access_log,
         log_level=settings.log_level,
+        limit_concurrency=settings.max_connections,
+        server_header=False,
     )
 
 

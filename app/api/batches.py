@@ -26,7 +26,7 @@ from starlette.requests import ClientDisconnect
 from app import batches
 from app.api import schemas
 from app.api.deps import SourceDep, UnitOfWorkDep, get_database, get_settings
-from app.api.problems import UnsupportedMediaType
+from app.api.problems import RequestTimeout, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database
 
@@ -165,7 +165,10 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         400: "The upload was cut off (client gone, truncated gzip, Content-Length mismatch): nothing accepted; "
         "the failed batch is recorded under `batch_id`.",
         404: "No such batch.",
-        413: "A line is over BJAUDIT_MAX_BODY_BYTES: nothing accepted.",
+        408: "The upload stalled (nothing arrived for BJAUDIT_UPLOAD_IDLE_SECONDS): nothing accepted; the failed "
+        "batch is recorded under `batch_id`.",
+        413: "A line is over BJAUDIT_MAX_BODY_BYTES, or the upload over a BJAUDIT_BATCH_MAX_* limit (`setting` names "
+        "it): nothing accepted.",
         415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none (a gzipped body must say so).",
         422: "A parameter cannot be used.",
         500: "Unexpected error (logged).",
@@ -206,7 +209,7 @@ def _refuse_undeclared_gzip(head: bytearray, encoding: str) -> None:
     responses={
         200: {"model": BatchAccepted, "description": "The same content was uploaded before: its batch."},
         202: {"description": "Stored; the rounds are being audited. Follow `Location`."},
-        **_problems(400, 413, 415, 500, 503),
+        **_problems(400, 408, 413, 415, 500, 503),
     },
     openapi_extra=UPLOAD_BODY,
 )
@@ -222,18 +225,47 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
         raise UnsupportedMediaType(f"Content-Encoding {encoding!r} is not supported: gzip or none.")
     declared_header = request.headers.get("content-length")
     declared = int(declared_header) if declared_header and declared_header.isdigit() else None
+    if declared is not None and declared > settings.batch_max_upload_bytes:
+        raise batches.UploadTooLarge(
+            f"The upload is over {settings.batch_max_upload_bytes} bytes as sent (Content-Length: {declared}); "
+            "nothing was accepted. Split it, or raise BJAUDIT_BATCH_MAX_UPLOAD_BYTES.",
+            extra={"setting": "BJAUDIT_BATCH_MAX_UPLOAD_BYTES"},
+            headers={"Connection": "close"},
+        )
     writer = batches.BatchWriter(
         get_database(request),
         source,
         gzipped=encoding != "identity",
         chunk_lines=settings.batch_chunk_lines,
         max_line_bytes=settings.max_body_bytes,
+        limits=batches.UploadLimits(
+            upload_bytes=settings.batch_max_upload_bytes,
+            content_bytes=settings.batch_max_content_bytes,
+            ratio=settings.batch_max_ratio,
+            lines=settings.batch_max_lines,
+        ),
     )
     run = anyio.to_thread.run_sync
+    idle = settings.upload_idle_seconds
     try:
         buf = bytearray()
         first = True
-        async for data in request.stream():
+        stream = request.stream().__aiter__()
+        while True:
+            try:
+                with anyio.fail_after(idle):
+                    data = await stream.__anext__()
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                with anyio.CancelScope(shield=True):
+                    await run(writer.fail, f"The upload stalled: nothing arrived for {idle:g} s.")
+                raise RequestTimeout(
+                    f"The upload stalled: nothing arrived for {idle:g} s; nothing was accepted (the failed batch is "
+                    "recorded). Send it again.",
+                    extra={"batch_id": writer.batch_id},
+                    headers={"Connection": "close"},
+                ) from None
             buf += data
             if len(buf) >= FEED_BYTES:
                 if first:

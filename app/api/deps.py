@@ -8,6 +8,7 @@ import difflib
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
+import anyio
 import anyio.to_thread
 from anyio import CapacityLimiter
 from fastapi import Depends, Header, Request
@@ -16,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
 from app import services
-from app.api.problems import PayloadTooLarge, UnsupportedMediaType
+from app.api.problems import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database
 from app.store.pg import PgRounds
@@ -140,11 +141,19 @@ async def json_body(request: Request) -> bytes:
         raise too_large
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
+    timeout = get_settings(request).body_timeout_seconds
+    try:
+        with anyio.fail_after(timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise too_large
+                chunks.append(chunk)
+    except TimeoutError:
+        raise RequestTimeout(
+            f"The body did not arrive within {timeout:g} s ({size} bytes came); send it whole, at once.",
+            headers={"Connection": "close"},
+        ) from None
     return b"".join(chunks)
 
 

@@ -35,6 +35,10 @@ class PayloadTooLarge(ServiceError):
     status, slug, title = 413, "body-too-large", "The request body is too large"
 
 
+class RequestTimeout(ServiceError):
+    status, slug, title = 408, "body-timeout", "The request body did not arrive in time"
+
+
 class UnsupportedMediaType(ServiceError):
     status, slug, title = 415, "unsupported-media-type", "The request body must be JSON"
 

@@ -35,6 +35,7 @@ JSON = "application/json"
 def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
     descriptions = {
         404: "No such round.",
+        408: "The body did not arrive within BJAUDIT_BODY_TIMEOUT_SECONDS (default 30).",
         409: "Conflict: the round_id was already submitted with a different record, or names several rounds.",
         413: "The body is over the configured limit (BJAUDIT_MAX_BODY_BYTES, default 1 MiB).",
         415: "The body is not JSON (Content-Type must be application/json, UTF-8).",
@@ -70,7 +71,7 @@ health = APIRouter(tags=["health"])
             "audit, byte for byte, with the header Idempotent-Replayed: true.",
         },
         201: {"description": "Audited and stored."},
-        **_problems(409, 413, 415, 422, 500, 503),
+        **_problems(408, 409, 413, 415, 422, 500, 503),
     },
     openapi_extra=ROUND_BODY,
 )
@@ -228,7 +229,7 @@ async def get_record(
 @rounds.post(
     "/audit",
     response_model=schemas.AuditResult,
-    responses=_problems(413, 415, 422, 500, 503),
+    responses=_problems(408, 413, 415, 422, 500, 503),
     openapi_extra=ROUND_BODY,
 )
 async def dry_run(body: JsonBody, uow: UnitOfWorkDep, source: SourceDep) -> Response:
@@ -271,7 +272,7 @@ def _elections_location(table_id: str, jurisdiction: str) -> str:
             "changed; the stored registration, with the header Idempotent-Replayed: true.",
         },
         201: {"description": "Registered."},
-        **_problems(413, 415, 500, 503),
+        **_problems(408, 413, 415, 500, 503),
         409: {
             "model": schemas.Problem,
             "description": "Other elections are already registered for the table from that exact time; nothing "

@@ -1,0 +1,206 @@
+"""Limits that keep one client from holding the service, each configurable and answered with a problem: a body that
+never finishes (408), an upload that stalls (408, recorded as failed), an upload over its size, its decompressed
+size, its decompression ratio or its line count (413, nothing accepted), too many connections (503). Over real
+sockets against `bjaudit serve` where the server's own behaviour is what is tested."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from app.store.migrate import upgrade_head
+from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
+    tmp = tmp_path_factory.mktemp("limits")
+    port = _free_port()
+    url = f"sqlite:///{tmp / 'live.sqlite3'}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "BJAUDIT_ACCESS_LOG": "false",
+        "BJAUDIT_BODY_TIMEOUT_SECONDS": "1",
+        "BJAUDIT_UPLOAD_IDLE_SECONDS": "1",
+        "BJAUDIT_MAX_CONNECTIONS": "4",
+    }
+    log = (tmp / "serve.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(base + "/readyz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, (tmp / "serve.log").read_text()
+            time.sleep(0.1)
+        yield base, port, tmp / "live.sqlite3"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        log.close()
+
+
+def _half_sent(port: int, head: bytes, body_part: bytes) -> tuple[float, bytes]:
+    """Send the head and part of the body, then nothing: how long until the server answered, and what."""
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
+        started = time.monotonic()
+        s.sendall(head + body_part)
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            piece = s.recv(65536)
+            if not piece:
+                break
+            answer += piece
+        return time.monotonic() - started, answer
+
+
+def _problem(answer: bytes) -> tuple[int, dict[str, object]]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    assert b"content-type: application/problem+json" in head.lower(), head
+    return status, json.loads(body)
+
+
+def test_a_round_body_that_never_finishes_is_408(live: tuple[str, int, Path]) -> None:
+    _, port, _ = live
+    head = b"POST /v1/rounds HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+    took, answer = _half_sent(port, head, b'{"round_id": ')
+    status, problem = _problem(answer)
+    assert status == 408 and problem["type"] == "urn:bjaudit:problem:body-timeout", problem
+    assert "did not arrive within 1 s" in str(problem["detail"])
+    assert took < 10
+
+
+def test_a_stalled_upload_is_408_and_recorded_as_failed(live: tuple[str, int, Path]) -> None:
+    base, port, _ = live
+    head = (
+        b"POST /v1/batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
+    line = dumps(legal_rounds(1, seed=1)[0]) + b"\n"
+    took, answer = _half_sent(port, head, f"{len(line):x}\r\n".encode() + line + b"\r\n")
+    status, problem = _problem(answer)
+    assert status == 408, problem
+    assert "The upload stalled: nothing arrived for 1 s" in str(problem["detail"])
+    batch = httpx.get(f"{base}/v1/batches/{problem['batch_id']}").json()
+    assert batch["state"] == "failed" and "stalled" in batch["error"]
+    assert took < 10
+
+
+def test_too_many_connections_get_503_and_the_service_recovers(live: tuple[str, int, Path]) -> None:
+    base, port, _ = live
+    held = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+    try:
+        time.sleep(0.2)
+        r = httpx.get(base + "/healthz")
+        assert r.status_code == 503
+    finally:
+        for s in held:
+            s.close()
+    deadline = time.monotonic() + 10
+    while httpx.get(base + "/healthz").status_code != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+def test_no_server_header_is_sent(live: tuple[str, int, Path]) -> None:
+    base, _, _ = live
+    assert "server" not in httpx.get(base + "/healthz").headers
+
+
+# --- upload size limits (in process: the limits are the app's) -------------------------------------------------
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Iterator[tuple[TestClient, Settings]]:
+    url = f"sqlite:///{tmp_path / 'small.sqlite3'}"
+    upgrade_head(url)
+    settings = Settings(
+        database_url=url,
+        batch_runner="inline",
+        batch_chunk_lines=2,
+        batch_max_lines=5,
+        batch_max_upload_bytes=200_000,
+        batch_max_content_bytes=100_000,
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        yield c, settings
+
+
+def _refused(r: httpx.Response, setting: str) -> None:
+    assert r.status_code == 413, r.text
+    problem = r.json()
+    assert problem["type"] == "urn:bjaudit:problem:batch-too-large"
+    assert problem["setting"] == setting and "nothing was accepted" in problem["detail"]
+
+
+def _stored(client: TestClient) -> int:
+    return len(client.get("/v1/rounds").json()["items"])
+
+
+def test_more_lines_than_a_batch_may_hold(small: tuple[TestClient, Settings]) -> None:
+    client, _ = small
+    body = ndjson([dumps(d) for d in legal_rounds(6, seed=4)])
+    _refused(client.post("/v1/batches", content=body, headers=NDJSON), "BJAUDIT_BATCH_MAX_LINES")
+    assert _stored(client) == 0
+    ok = client.post(
+        "/v1/batches", content=ndjson([dumps(d) for d in legal_rounds(5, seed=4)]), headers=NDJSON
+    )
+    assert ok.status_code == 202, ok.text
+
+
+def test_an_upload_over_its_size_as_sent_and_decompressed(small: tuple[TestClient, Settings]) -> None:
+    client, _ = small
+    blank = b"\n" * 150_000  # blank lines: no rounds, only bytes
+    _refused(client.post("/v1/batches", content=blank, headers=NDJSON), "BJAUDIT_BATCH_MAX_CONTENT_BYTES")
+    big = b" " * 250_000 + b"\n"
+    _refused(
+        client.post("/v1/batches", content=big, headers={**NDJSON, "Content-Length": str(len(big))}),
+        "BJAUDIT_BATCH_MAX_UPLOAD_BYTES",
+    )
+    assert _stored(client) == 0
+
+
+def test_a_decompression_bomb_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'bomb.sqlite3'}"
+    upgrade_head(url)
+    settings = Settings(database_url=url, batch_runner="inline")  # the default ratio, 200
+    bomb = gzip.compress(b"\n" * (40 << 20), compresslevel=9)  # 40 MiB of blank lines in ~40 KB
+    assert len(bomb) * 200 < (40 << 20)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        r = c.post("/v1/batches", content=bomb, headers={**NDJSON, "Content-Encoding": "gzip"})
+        _refused(r, "BJAUDIT_BATCH_MAX_RATIO")
+        assert "expands over 200 times" in r.json()["detail"]
