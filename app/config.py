@@ -70,6 +70,12 @@ class Settings(BaseSettings):
         default=10.0, gt=0, description="Seconds a request waits for a free connection before answering 503."
     )
     db_connect_timeout: int = Field(default=5, ge=1, description="Seconds to wait when opening a connection.")
+    db_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="The longest a request waits on the database (a free connection, a lock, an answer) before "
+        "answering 503 with Retry-After: a hung database never hangs the service.",
+    )
     retry_after_seconds: int = Field(
         default=5, ge=1, description="Retry-After sent with 503 when the database is unreachable."
     )

@@ -43,7 +43,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         db = Database.from_settings(settings)
         app.state.db = db
         # As many requests in the database at once as the pool keeps connections: no overflow churn.
-        app.state.unit_of_work = uow = UnitOfWork(db, CapacityLimiter(settings.db_pool_size))
+        app.state.unit_of_work = uow = UnitOfWork(
+            db, CapacityLimiter(settings.db_pool_size), settings.db_timeout_seconds
+        )
         conninfo = libpq_url(settings.database_url)
         pg = (
             None
@@ -53,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 size=settings.db_pool_size,
                 timeout=settings.db_pool_timeout,
                 connect_timeout=settings.db_connect_timeout,
+                deadline=settings.db_timeout_seconds,
             )
         )
         app.state.single_rounds = SingleRounds(uow, pg)

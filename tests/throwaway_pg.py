@@ -11,6 +11,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -80,6 +81,23 @@ class ThrowawayPostgres:
         self.stop()
         time.sleep(down_for)
         self.start()
+
+    def _pids(self) -> list[int]:
+        """The postmaster and every process it started (backends, background workers)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = subprocess.run(
+            ["pgrep", "-P", str(postmaster)], capture_output=True, text=True
+        ).stdout.split()
+        return [postmaster, *map(int, children)]
+
+    def hang(self) -> None:
+        """Stop every server process (SIGSTOP): connections stay open, nothing answers."""
+        for pid in self._pids():
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for pid in self._pids():
+            os.kill(pid, signal.SIGCONT)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"

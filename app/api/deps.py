@@ -19,7 +19,7 @@ from fastapi.routing import APIRoute
 from app import services
 from app.api.problems import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from app.config import Settings
-from app.store.db import Database
+from app.store.db import Database, DatabaseTimeout
 from app.store.pg import PgRounds
 
 SOURCE_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
@@ -44,9 +44,10 @@ class UnitOfWork:
     the database at once as the pool has connections: the others wait in the event loop, not in threads.
     """
 
-    def __init__(self, db: Database, limiter: CapacityLimiter) -> None:
+    def __init__(self, db: Database, limiter: CapacityLimiter, timeout: float = 10.0) -> None:
         self.db = db
         self.limiter = limiter
+        self.timeout = timeout
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         with self.db.session() as session:
@@ -58,11 +59,22 @@ class UnitOfWork:
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """A use case that writes: one transaction, committed here."""
-        return await anyio.to_thread.run_sync(self._run, fn, args, limiter=self.limiter)
+        return await self._in_thread(self._run, fn, args)
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """A use case that only reads, with single-statement reads: no transaction needed."""
-        return await anyio.to_thread.run_sync(self._read, fn, args, limiter=self.limiter)
+        return await self._in_thread(self._read, fn, args)
+
+    async def _in_thread(self, target: Callable[..., T], fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        # A hung database (or a lock held too long) must not hang the request: past the deadline it is answered
+        # 503 and the thread is left to finish, or fail, on its own.
+        try:
+            with anyio.fail_after(self.timeout):
+                return await anyio.to_thread.run_sync(
+                    target, fn, args, limiter=self.limiter, abandon_on_cancel=True
+                )
+        except TimeoutError:
+            raise DatabaseTimeout(f"the database did not answer within {self.timeout:g} s") from None
 
 
 async def get_unit_of_work(request: Request) -> UnitOfWork:

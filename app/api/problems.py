@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.services import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
 from app.services import ServiceError, problem_body
+from app.store.db import DatabaseTimeout
 
 log = logging.getLogger("bjaudit.api")
 
@@ -164,6 +165,16 @@ async def _on_database_error(request: Request, exc: Exception) -> Response:
     return unavailable(request, _retry_after(request), detail)
 
 
+async def _on_database_timeout(request: Request, exc: Exception) -> Response:
+    log.warning("database timeout on %s %s: %s", request.method, request.url.path, exc)
+    return unavailable(
+        request,
+        _retry_after(request),
+        f"The database did not answer in time ({exc}). Retry: the same request again is safe (a round already "
+        "stored is answered as stored, never stored twice).",
+    )
+
+
 async def _on_client_disconnect(request: Request, exc: Exception) -> Response:
     # The client went away while sending its body: nobody reads this answer, and nothing was stored.
     log.info("client disconnected during %s %s", request.method, request.url.path)
@@ -219,5 +230,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(DBAPIError, _on_database_error)
     app.add_exception_handler(PoolTimeout, _on_database_error)
     app.add_exception_handler(psycopg.Error, _on_database_error)
+    app.add_exception_handler(DatabaseTimeout, _on_database_timeout)
     app.add_exception_handler(ClientDisconnect, _on_client_disconnect)
     app.add_exception_handler(Exception, _on_unexpected)

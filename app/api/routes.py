@@ -8,6 +8,8 @@ from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
+import anyio
+import anyio.to_thread
 import orjson
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
@@ -25,8 +27,10 @@ from app.api.deps import (
 )
 from app.api.problems import PROBLEM_JSON, unavailable
 from app.auditing import rule_spelling
+from app.config import Settings
 from app.services import InvalidQuery
 from app.store import migrate
+from app.store.db import Database
 from app.store.rounds import Search
 
 JSON = "application/json"
@@ -337,15 +341,20 @@ async def healthz(request: Request) -> Response:
 
 
 @health.get("/readyz", response_model=schemas.Ready, responses=_problems(500, 503))
-def readyz(request: Request) -> Response:
-    """Ready to serve: the database answers and its schema is at the migrations' head."""
-    db = get_database(request)
+async def readyz(request: Request) -> Response:
+    """Ready to serve: the database answers, within the database deadline, and its schema is at the migrations'
+    head."""
     settings = request.app.state.settings
     retry = settings.retry_after_seconds
     try:
-        with db.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-            current = migrate.current_revisions(conn)
+        with anyio.fail_after(settings.db_timeout_seconds):
+            current, workers = await anyio.to_thread.run_sync(
+                _readiness, get_database(request), settings, abandon_on_cancel=True
+            )
+    except TimeoutError:
+        return unavailable(
+            request, retry, f"The database did not answer within {settings.db_timeout_seconds:g} s."
+        )
     except Exception:  # noqa: BLE001 - any failure here means "not ready"
         return unavailable(request, retry, "The database cannot be reached.")
     heads = request.app.state.migration_heads
@@ -356,22 +365,26 @@ def readyz(request: Request) -> Response:
             f"The database schema is at {sorted(current) or 'no revision'}, the code needs {sorted(heads or [])}; "
             "run `alembic upgrade head`.",
         )
-    workers = None
-    if settings.uses_queue():
-        from app.batch_queue import live_workers
-
-        try:
-            with db.reading() as session:
-                workers = live_workers(session, settings.batch_stalled_seconds)
-        except Exception:  # noqa: BLE001 - the database went away between the two reads
-            return unavailable(request, retry, "The database cannot be reached.")
     body = {
         "status": "ready",
-        "database": db.engine.dialect.name,
+        "database": get_database(request).engine.dialect.name,
         "revision": sorted(current),
         "batch_workers": workers,
     }
     return Response(orjson.dumps(body), media_type=JSON)
+
+
+def _readiness(db: Database, settings: Settings) -> tuple[frozenset[str], int | None]:
+    """The schema's revisions, and the batch workers alive (None when the service audits batches itself)."""
+    with db.engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+        current = migrate.current_revisions(conn)
+    if not settings.uses_queue():
+        return current, None
+    from app.batch_queue import live_workers
+
+    with db.reading() as session:
+        return current, live_workers(session, settings.batch_stalled_seconds)
 
 
 __all__ = ["rounds", "tables", "rules", "health", "PROBLEM_JSON"]

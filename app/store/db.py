@@ -19,6 +19,11 @@ from app.config import Settings, sqlalchemy_url
 UNAVAILABLE = (DBAPIError,)
 
 
+class DatabaseTimeout(Exception):
+    """The database did not answer within a request's deadline (BJAUDIT_DB_TIMEOUT_SECONDS): answered 503. A write
+    may still have happened (the database may have been slow, not gone), so a retry must be, and is, safe."""
+
+
 def database_missing(exc: BaseException, database_url: str) -> bool:
     """The server answered that the database named in the URL does not exist: a setting to fix, not an outage."""
     url = make_url(sqlalchemy_url(database_url))
@@ -79,6 +84,10 @@ def make_engine(settings: Settings, *, pre_ping: bool = False) -> Engine:
     carry on through a database restart without a failed unit of work (the batch workers)."""
     url = make_url(sqlalchemy_url(settings.database_url))
     kwargs: dict[str, Any] = {"pool_pre_ping": pre_ping}
+    if url.get_backend_name() != "sqlite":
+        # After a restart every pooled connection is dead: test each before use (one round trip per checkout;
+        # the hot path of single rounds does not come through here) rather than fail a request on each.
+        kwargs["pool_pre_ping"] = True
     if url.get_backend_name() == "sqlite":
         ensure_sqlite_directory(settings.database_url)
         kwargs["connect_args"] = {"timeout": settings.db_pool_timeout, "check_same_thread": False}

@@ -16,10 +16,11 @@ the request at once (``psycopg.OperationalError``, answered 503) instead of wait
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import psycopg
@@ -27,9 +28,12 @@ from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
 
+from app.store.db import DatabaseTimeout
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
 from app.store.rounds import Stored
+
+T = TypeVar("T")
 
 
 class PoolTimeout(psycopg.OperationalError):
@@ -81,12 +85,17 @@ _LOOKUP = {(s, j): _lookup_statement(s, j) for s in (False, True) for j in (Fals
 
 
 class PgRounds:
-    """Single rounds on PostgreSQL, on at most ``size`` autocommit connections opened on demand."""
+    """Single rounds on PostgreSQL, on at most ``size`` autocommit connections opened on demand. Each operation has
+    ``deadline`` seconds (a hung database answers :class:`DatabaseTimeout`, 503), and one that fails on a connection
+    kept from before a database restart drops the kept ones and runs once more on a new connection."""
 
-    def __init__(self, conninfo: str, *, size: int, timeout: float, connect_timeout: int) -> None:
+    def __init__(
+        self, conninfo: str, *, size: int, timeout: float, connect_timeout: int, deadline: float = 10.0
+    ) -> None:
         self.conninfo = conninfo
         self.timeout = timeout
         self.connect_timeout = connect_timeout
+        self.deadline = deadline
         self._slots = asyncio.Semaphore(size)
         self._idle: list[AsyncConnection[Any]] = []
 
@@ -108,6 +117,41 @@ class PgRounds:
                     self._idle.append(conn)
             self._slots.release()
 
+    async def _do(self, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
+        task = asyncio.ensure_future(self._attempt(work))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.deadline)
+            if task in done:
+                return task.result()
+            raise DatabaseTimeout(f"the database did not answer within {self.deadline:g} s")
+        finally:
+            # Past the deadline (or the request gone): interrupt the query. psycopg then asks the server to cancel
+            # it, which a hung server never answers; interrupted again, psycopg closes the connection.
+            for _ in range(3):
+                if task.done():
+                    break
+                task.cancel()
+                await asyncio.wait({task}, timeout=0.05)
+
+    async def _attempt(self, work: Callable[[AsyncConnection[Any]], Awaitable[T]]) -> T:
+        try:
+            reused = bool(self._idle)
+            async with self.connection() as conn:
+                return await work(conn)
+        except psycopg.OperationalError as exc:
+            if not reused or isinstance(exc, PoolTimeout):
+                raise
+            # A kept connection died (a database restart): so did the others kept with it.
+            await self._drop_idle()
+            async with self.connection() as conn:
+                return await work(conn)
+
+    async def _drop_idle(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
     async def _connect(self) -> AsyncConnection[Any]:
         return await AsyncConnection.connect(
             self.conninfo,
@@ -128,29 +172,40 @@ class PgRounds:
         """Insert a round and its findings; the round's primary key, or ``None`` when (round_id, source,
         jurisdiction) is already taken (nothing is inserted then). Race-safe: the unique constraint decides."""
         params = {**values, "findings": orjson.dumps(findings).decode()}
-        async with self.connection() as conn:
-            row = await (await conn.execute(INSERT_ROUND, params)).fetchone()
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            return await (await conn.execute(INSERT_ROUND, params)).fetchone()
+
+        row = await self._do(work)
         return None if row is None else int(row[0])
 
     async def stored_submission(self, round_id: str, source: str, jurisdiction: str) -> Stored | None:
-        async with self.connection() as conn:
-            cur = await conn.execute(_STORED, (round_id, source, jurisdiction))
-            row = await cur.fetchone()
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            return await (await conn.execute(_STORED, (round_id, source, jurisdiction))).fetchone()
+
+        row = await self._do(work)
         return None if row is None else Stored(int(row[0]), row[1], row[2])
 
     async def find_rounds(self, round_id: str, source: str | None, jurisdiction: str | None) -> list[Any]:
         """As :func:`app.store.rounds.find_rounds`: rows with the lookup's columns as attributes."""
         params = {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
-        async with self.connection() as conn:
+
+        async def work(conn: AsyncConnection[Any]) -> list[Any]:
             cur = conn.cursor(row_factory=namedtuple_row)
             await cur.execute(_LOOKUP[(source is not None, jurisdiction is not None)], params)
             return await cur.fetchall()
+
+        return await self._do(work)
 
     async def elections_in_force(
         self, source: str, jurisdiction: str, table_id: str, played_at: datetime
     ) -> str | None:
         """As :func:`app.store.elections.in_force`."""
-        async with self.connection() as conn:
-            cur = await conn.execute(_IN_FORCE, (source, jurisdiction, table_id, played_at))
-            row = await cur.fetchone()
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            return await (
+                await conn.execute(_IN_FORCE, (source, jurisdiction, table_id, played_at))
+            ).fetchone()
+
+        row = await self._do(work)
         return None if row is None else str(row[0])

@@ -32,16 +32,6 @@ pytestmark = pytest.mark.postgres
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ThrowawayPostgres]:
-    pg = ThrowawayPostgres()
-    pg.start()
-    try:
-        yield pg
-    finally:
-        pg.destroy()
-
-
 class Worker:
     def __init__(self, url: str, log: Path) -> None:
         self.log_path = log
