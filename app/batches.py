@@ -23,11 +23,11 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -167,14 +167,16 @@ class BatchWriter:
         self.content_bytes = 0
         self._chunk_no = 0
         self._created_at = _now()
-        self._conn: Connection | None = None
+        self._started = False
 
-    # -- plumbing
+    # -- plumbing: short transactions, one per chunk, so that an upload never holds the database (SQLite's write
+    # lock, a PostgreSQL connection) while it waits for the client. Until ``finish`` the batch is ``queued`` with no
+    # ``received_at``: uploading, invisible to the runners (:func:`pending_chunks`), its chunks removed if it fails.
 
-    def _connection(self) -> Connection:
-        if self._conn is None:
-            conn = self.db.engine.connect()
-            conn.begin()
+    def _begin(self) -> None:
+        if self._started:
+            return
+        with self.db.engine.begin() as conn:
             conn.execute(
                 insert(B).values(
                     id=self.batch_id,
@@ -186,23 +188,20 @@ class BatchWriter:
                     chunk_count=0,
                     created_at=self._created_at,
                     received_at=None,
+                    updated_at=_now(),
                     error=None,
                 )
             )
-            self._conn = conn
-        return self._conn
+        self._started = True
 
-    def _close(self, commit: bool) -> None:
-        conn, self._conn = self._conn, None
-        if conn is None:
+    def _discard(self) -> None:
+        """Remove what this upload stored (its chunks, and the batch row unless ``keep_row``)."""
+        if not self._started:
             return
-        try:
-            if commit:
-                conn.commit()
-            else:
-                conn.rollback()
-        finally:
-            conn.close()
+        with self.db.engine.begin() as conn:
+            conn.execute(delete(C).where(C.c.batch_id == self.batch_id))
+            conn.execute(delete(B).where(B.c.id == self.batch_id))
+        self._started = False
 
     # -- the stream
 
@@ -283,23 +282,34 @@ class BatchWriter:
 
     def _flush(self) -> None:
         if self._nonblank:
-            self._connection().execute(
-                insert(C).values(
-                    batch_id=self.batch_id,
-                    chunk_no=self._chunk_no,
-                    first_line=self._first_line,
-                    line_count=self._nonblank,
-                    data=b"\n".join(self._lines),
-                    started_at=None,
-                    done_at=None,
-                    compliant=0,
-                    violations=0,
-                    unreplayable=0,
-                    rejected=0,
-                    duplicates=0,
-                    conflicts=0,
+            self._begin()
+            with self.db.engine.begin() as conn:
+                conn.execute(
+                    insert(C).values(
+                        batch_id=self.batch_id,
+                        chunk_no=self._chunk_no,
+                        first_line=self._first_line,
+                        line_count=self._nonblank,
+                        data=b"\n".join(self._lines),
+                        started_at=None,
+                        done_at=None,
+                        compliant=0,
+                        violations=0,
+                        unreplayable=0,
+                        rejected=0,
+                        duplicates=0,
+                        conflicts=0,
+                    )
                 )
-            )
+                conn.execute(
+                    update(B)
+                    .where(B.c.id == self.batch_id)
+                    .values(
+                        lines_received=self.lines_received + self._nonblank,
+                        bytes_received=self.content_bytes,
+                        updated_at=_now(),
+                    )
+                )
             self._chunk_no += 1
             self.lines_received += self._nonblank
         self._first_line = self._next_line
@@ -308,7 +318,9 @@ class BatchWriter:
         self._buffered = 0
 
     def finish(self, declared_length: int | None) -> UploadOutcome:
-        """The body has ended: commit the batch, or roll it back and raise :class:`UploadIncomplete`."""
+        """The body has ended: mark the batch received (the runners may take it), or, when this content from this
+        source is a batch already, remove this upload and answer that batch. Raises :class:`UploadIncomplete` (and
+        removes what was stored) when the body did not arrive whole."""
         if declared_length is not None and declared_length != self.bytes_received:
             raise self.fail(f"Content-Length said {declared_length} bytes, {self.bytes_received} arrived.")
         if self._gunzip is not None and not self._gunzip.complete():
@@ -317,78 +329,90 @@ class BatchWriter:
             self._add_line(bytes(self._partial))
             self._partial.clear()
         self._flush()
+        self._begin()  # an upload of blank lines only is a batch too
         digest = self._sha.hexdigest()
-        conn = self._connection()
-        try:
-            conn.execute(
-                update(B)
-                .where(B.c.id == self.batch_id)
-                .values(
-                    content_sha256=digest,
-                    lines_received=self.lines_received,
-                    bytes_received=self.content_bytes,
-                    chunk_count=self._chunk_no,
-                    received_at=_now(),
-                )
-            )
-            existing = None
-        except IntegrityError:
-            existing = True
-        if existing is None:
-            # Cheaper than waiting for the unique constraint at commit: is this content already a batch?
-            row = conn.execute(
-                select(B.c.id, B.c.lines_received).where(
-                    B.c.source == self.source, B.c.content_sha256 == digest, B.c.id != self.batch_id
-                )
-            ).one_or_none()
-            if row is None:
+        same_content = select(B.c.id, B.c.lines_received).where(
+            B.c.source == self.source, B.c.content_sha256 == digest, B.c.id != self.batch_id
+        )
+        with self.db.engine.begin() as conn:
+            existing = conn.execute(same_content).one_or_none()
+            if existing is None:
                 try:
-                    self._close(commit=True)
-                except IntegrityError:  # a concurrent upload of the same content committed first
-                    pass
-                else:
-                    return UploadOutcome(
-                        self.batch_id, True, self.lines_received, list(range(self._chunk_no))
-                    )
-        self._close(commit=False)
-        with self.db.reading() as s:
-            row = s.execute(
-                select(B.c.id, B.c.lines_received).where(
-                    B.c.source == self.source, B.c.content_sha256 == digest
-                )
-            ).one()
-        return UploadOutcome(row.id, False, row.lines_received)
+                    with conn.begin_nested():
+                        conn.execute(
+                            update(B)
+                            .where(B.c.id == self.batch_id)
+                            .values(
+                                content_sha256=digest,
+                                lines_received=self.lines_received,
+                                bytes_received=self.content_bytes,
+                                chunk_count=self._chunk_no,
+                                received_at=_now(),
+                                updated_at=_now(),
+                            )
+                        )
+                except IntegrityError:  # a concurrent upload of the same content was received first
+                    existing = conn.execute(same_content).one()
+        if existing is None:
+            return UploadOutcome(self.batch_id, True, self.lines_received, list(range(self._chunk_no)))
+        self._discard()
+        return UploadOutcome(existing.id, False, existing.lines_received)
 
     def fail(self, reason: str) -> UploadIncomplete:
-        """Roll back what was stored, record the batch as failed (so the operator sees it), and return the error
-        to raise."""
-        self._close(commit=False)
+        """Remove what was stored, record the batch as failed (so the operator sees it), and return the error to
+        raise."""
         try:
-            with self.db.session() as s:
-                s.execute(
-                    insert(B).values(
-                        id=self.batch_id,
-                        source=self.source,
-                        content_sha256=None,
+            self._begin()
+            with self.db.engine.begin() as conn:
+                conn.execute(delete(C).where(C.c.batch_id == self.batch_id))
+                conn.execute(
+                    update(B)
+                    .where(B.c.id == self.batch_id)
+                    .values(
                         state="failed",
                         lines_received=self.lines_received + self._nonblank,
                         bytes_received=self.content_bytes,
                         chunk_count=0,
-                        created_at=self._created_at,
-                        received_at=None,
+                        updated_at=_now(),
                         error=reason,
                     )
                 )
         except Exception:  # noqa: BLE001 - the upload failed already; the record of it is best effort
             log.exception("could not record failed batch %s", self.batch_id)
+        self._started = False  # the failed batch's record stays: nothing of it for abandon() to remove
         return UploadIncomplete(
             f"{reason} Nothing of this upload was accepted; send the whole file again.",
             extra={"batch_id": self.batch_id, "bytes_received": self.bytes_received},
         )
 
     def abandon(self) -> None:
-        """Roll back without recording anything (an error already answered, e.g. a line too long)."""
-        self._close(commit=False)
+        """Remove what was stored without recording anything (an error already answered, e.g. a line too long)."""
+        try:
+            self._discard()
+        except Exception:  # noqa: BLE001 - answered already; a leftover is swept as a stale upload
+            log.exception("could not remove abandoned upload %s", self.batch_id)
+
+
+def sweep_stale_uploads(session: Session, idle_seconds: float) -> int:
+    """Uploads that stopped (the process died mid-upload) and were never marked: failed, their chunks removed.
+    An upload still alive touches its batch at least every chunk, and fails by itself after ``idle_seconds``
+    without data; twice that, and it is surely dead."""
+    cutoff = _now() - timedelta(seconds=2 * idle_seconds)
+    stale = select(B.c.id).where(B.c.state == "queued", B.c.received_at.is_(None), B.c.updated_at < cutoff)
+    ids = [r[0] for r in session.execute(stale)]
+    if ids:
+        session.execute(delete(C).where(C.c.batch_id.in_(ids)))
+        session.execute(
+            update(B)
+            .where(B.c.id.in_(ids))
+            .values(
+                state="failed",
+                chunk_count=0,
+                error="The upload stopped before it was complete (the "
+                "service stopped, or lost the client); nothing of it was accepted.",
+            )
+        )
+    return len(ids)
 
 
 # --- processing ------------------------------------------------------------------------------------------------
@@ -774,7 +798,7 @@ def pending_chunks(session: Session, batch_id: str | None = None) -> list[tuple[
     stmt = (
         select(C.c.batch_id, C.c.chunk_no)
         .join(B, B.c.id == C.c.batch_id)
-        .where(C.c.done_at.is_(None), B.c.state == "queued")
+        .where(C.c.done_at.is_(None), B.c.state == "queued", B.c.received_at.is_not(None))
         .order_by(B.c.created_at, C.c.batch_id, C.c.chunk_no)
     )
     if batch_id is not None:
@@ -814,6 +838,8 @@ def batch_status(session: Session, batch_id: str) -> dict[str, Any]:
         finished_at = datetime.fromisoformat(finished_at).replace(tzinfo=UTC)
     if b.state == "failed":
         state = "failed"
+    elif b.received_at is None:
+        state = "uploading"
     elif done_chunks == b.chunk_count:
         state = "done"
         finished_at = finished_at or b.received_at

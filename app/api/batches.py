@@ -69,7 +69,19 @@ class QueueRunner:
                 self._open = False
 
 
+def _sweep(settings: Settings, db: Database) -> None:
+    try:
+        with db.session() as s:
+            n = batches.sweep_stale_uploads(s, settings.upload_idle_seconds)
+    except Exception:  # noqa: BLE001 - the database is away: the next upload, or start, sweeps
+        log.warning("could not look for stale uploads", exc_info=True)
+        return
+    if n:
+        log.warning("%d upload(s) stopped before they were complete: marked failed", n)
+
+
 def _start_runner(settings: Settings, db: Database) -> Runner:
+    _sweep(settings, db)
     if settings.uses_queue():
         return QueueRunner(settings)
     runner = batches.InlineRunner(db)
@@ -136,7 +148,7 @@ class BatchCounts(BaseModel):
 class BatchStatus(BaseModel):
     batch_id: str
     source: str
-    state: Literal["queued", "processing", "done", "failed"]
+    state: Literal["uploading", "queued", "processing", "done", "failed"]
     error: str | None = Field(description="Why a failed upload failed.")
     content_sha256: str | None = Field(
         description="SHA-256 of the (decompressed) content: the batch's identity."
@@ -232,6 +244,7 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
             extra={"setting": "BJAUDIT_BATCH_MAX_UPLOAD_BYTES"},
             headers={"Connection": "close"},
         )
+    await anyio.to_thread.run_sync(_sweep, settings, get_database(request))
     writer = batches.BatchWriter(
         get_database(request),
         source,

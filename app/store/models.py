@@ -149,12 +149,15 @@ class BatchRow(Base):
     source: Mapped[str] = mapped_column(String(128))
     content_sha256: Mapped[str | None] = mapped_column(String(64))
     state: Mapped[str] = mapped_column(String(16))
-    """``queued`` once the upload is committed (progress is then read from the chunks), or ``failed``."""
+    """``queued`` (uploading until ``received_at`` is set; then progress is read from the chunks), or ``failed``."""
     lines_received: Mapped[int] = mapped_column(Integer)
     bytes_received: Mapped[int] = mapped_column(BigInteger)
     chunk_count: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     received_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """NULL while the upload is still arriving (its chunks are stored as they come, each in a short transaction)."""
+    updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """The last chunk stored (or the end of the upload): an upload silent for long is dead, and swept."""
     error: Mapped[str | None] = mapped_column(Text)
 
     __table_args__ = (

@@ -6,11 +6,13 @@ from __future__ import annotations
 import gzip
 import random
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app import batches
 from app.config import Settings
@@ -332,3 +334,31 @@ def test_a_repeated_line_that_conflicts_with_a_stored_round_is_a_conflict_each_t
     assert (st["counts"]["conflicts"], st["counts"]["duplicates"]) == (2, 0)
     assert [x["outcome"] for x in results(client, r.json()["batch_id"])] == ["conflict", "conflict"]
     assert count("SELECT count(*) FROM rounds") == 1
+
+
+def test_an_upload_that_died_half_way_is_swept_as_failed(
+    settings: Settings, count: Callable[[str], int]
+) -> None:
+    db = Database.from_settings(settings)
+    try:
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=2, max_line_bytes=10_000)
+        w.feed(
+            ndjson([dumps(d) for d in legal_rounds(5, seed=7)])
+        )  # two chunks stored, then the process "dies"
+        assert count("SELECT count(*) FROM batch_chunks") == 2
+        with db.session() as s:  # still arriving: the runners do not see it, a sweep leaves it
+            assert batches.pending_chunks(s) == []
+            assert batches.sweep_stale_uploads(s, idle_seconds=60) == 0
+            assert batches.batch_status(s, w.batch_id)["state"] == "uploading"
+        with db.engine.begin() as conn:
+            conn.execute(
+                text("UPDATE batches SET updated_at = :t"), {"t": datetime.now(UTC) - timedelta(seconds=121)}
+            )
+        with db.session() as s:
+            assert batches.sweep_stale_uploads(s, idle_seconds=60) == 1
+        with db.session() as s:
+            st = batches.batch_status(s, w.batch_id)
+        assert st["state"] == "failed" and "stopped before it was complete" in st["error"]
+        assert count("SELECT count(*) FROM batch_chunks") == 0
+    finally:
+        db.dispose()

@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import signal
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,53 +20,22 @@ from app.config import Settings
 from app.main import create_app
 from app.store.migrate import upgrade_head
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson
+from tests.live_service import live_service
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
     tmp = tmp_path_factory.mktemp("limits")
-    port = _free_port()
-    url = f"sqlite:///{tmp / 'live.sqlite3'}"
     env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "BJAUDIT_ACCESS_LOG": "false",
+        "DATABASE_URL": f"sqlite:///{tmp / 'live.sqlite3'}",
         "BJAUDIT_BODY_TIMEOUT_SECONDS": "1",
         "BJAUDIT_UPLOAD_IDLE_SECONDS": "1",
         "BJAUDIT_MAX_CONNECTIONS": "4",
     }
-    log = (tmp / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(base + "/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, (tmp / "serve.log").read_text()
-            time.sleep(0.1)
+    with live_service(tmp, env) as (base, port):
         yield base, port, tmp / "live.sqlite3"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
-        log.close()
 
 
 def _half_sent(port: int, head: bytes, body_part: bytes) -> tuple[float, bytes]:
