@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     batch_max_lines: int = Field(
         default=2_000_000, ge=1, description="Most non-blank lines (rounds) in one batch upload (413)."
     )
+    max_header_bytes: int = Field(
+        default=16384, ge=1024, description="Largest total size of a request's headers, in bytes (431)."
+    )
     max_connections: int | None = Field(
         default=1000,
         ge=1,

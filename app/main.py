@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=DESCRIPTION,
         lifespan=lifespan,
         redoc_url=None,
+        docs_url=None,  # served offline by app.api.openapi
     )
     app.state.settings = settings
     api.install(app)

@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
 
 from app.api.problems import PROBLEM_JSON
 from app.schema import RoundModel
@@ -71,6 +74,9 @@ def build(app: FastAPI) -> dict[str, Any]:
     return doc
 
 
+DOCS_ASSETS = "/docs/assets"
+
+
 def install(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -78,3 +84,23 @@ def install(app: FastAPI) -> None:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    _install_docs(app)
+
+
+def _install_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs from the swagger-ui-bundle package, served by the app itself: the page works offline
+    (FastAPI's default loads it from a CDN, a blank page without the internet)."""
+    import swagger_ui_bundle  # type: ignore[import-untyped]
+
+    app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-assets")
+
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+        )
+
+    app.add_api_route("/docs", docs, include_in_schema=False, response_class=HTMLResponse)

@@ -219,8 +219,35 @@ class RejectNul:
         await self.app(scope, receive, send)
 
 
+class LimitHeaders:
+    """Request headers over ``max_bytes`` in all get a 431 before any route runs (a pure ASGI wrapper: one sum per
+    request). The server has read them by then; this keeps them from going further."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            size = sum(len(k) + len(v) for k, v in scope.get("headers", ()))
+            if size > self.max_bytes:
+                response = problem(
+                    None,
+                    431,
+                    type_=TYPE_PREFIX + "headers-too-large",
+                    title="The request headers are too large",
+                    detail=f"The request's headers hold {size} bytes, over the limit of {self.max_bytes} "
+                    "(BJAUDIT_MAX_HEADER_BYTES).",
+                    headers={"Connection": "close"},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def install(app: FastAPI) -> None:
     app.add_middleware(RejectNul)
+    app.add_middleware(LimitHeaders, max_bytes=app.state.settings.max_header_bytes)
     app.add_exception_handler(ServiceError, _on_service_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)

@@ -169,3 +169,13 @@ def test_a_decompression_bomb_is_refused(tmp_path: Path) -> None:
         r = c.post("/v1/batches", content=bomb, headers={**NDJSON, "Content-Encoding": "gzip"})
         _refused(r, "BJAUDIT_BATCH_MAX_RATIO")
         assert "expands over 200 times" in r.json()["detail"]
+
+
+def test_headers_over_the_limit_get_431(small: tuple[TestClient, Settings]) -> None:
+    client, settings = small
+    assert settings.max_header_bytes == 16384
+    r = client.get("/healthz", headers={"X-Padding": "a" * 17000})
+    assert r.status_code == 431
+    assert r.headers["content-type"] == "application/problem+json"
+    assert "BJAUDIT_MAX_HEADER_BYTES" in r.json()["detail"]
+    assert client.get("/healthz", headers={"X-Padding": "a" * 8000}).status_code == 200

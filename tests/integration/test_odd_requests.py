@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
 from fastapi.testclient import TestClient
@@ -89,3 +90,13 @@ def test_every_route_refuses_a_query_parameter_it_does_not_take(client: TestClie
             errors,
         )
         assert f"{method} {path} takes" in errors[0]["detail"]
+
+
+def test_the_api_docs_page_needs_no_internet(client: TestClient) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert sources and all(s.startswith("/") for s in sources), sources  # nothing from another host
+    for path in sources:
+        assert client.get(path).status_code == 200, path
+    assert "/openapi.json" in page.text and client.get("/openapi.json").status_code == 200
