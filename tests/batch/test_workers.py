@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,7 +13,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-import httpx
 import orjson
 import pytest
 from fastapi.testclient import TestClient
@@ -25,6 +23,7 @@ from app.config import Settings, sqlalchemy_url
 from app.main import create_app
 from app.store.migrate import upgrade_head
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, wait_done
+from tests.live_service import live_service
 
 ROOT = Path(__file__).resolve().parents[2]
 BJAUDIT = [sys.executable, "-m", "app.cli"]
@@ -84,41 +83,11 @@ def test_worker_killed_mid_batch_resumes_with_nothing_lost_or_doubled(
     print(f"killed after {killed_at} of {len(lines) // 40} chunks")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def live_sqlite_service(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'live.sqlite3'}",
-        "BJAUDIT_ACCESS_LOG": "false",
-        "BJAUDIT_BATCH_CHUNK_LINES": "50",
-    }
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [*BJAUDIT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(base + "/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-            time.sleep(0.1)
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'live.sqlite3'}", "BJAUDIT_BATCH_CHUNK_LINES": "50"}
+    with live_service(tmp_path, env) as (base, _):
         yield base
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
-        log.close()
 
 
 def test_cli_upload_against_a_live_service(
@@ -149,3 +118,30 @@ def test_cli_upload_against_a_live_service(
     packed.write_bytes(gzip.compress(day.read_bytes()))
     assert cli_main(["upload", str(packed), "--url", live_sqlite_service, "--no-wait"]) == 0
     assert '"created":false' in capsys.readouterr().out
+
+
+@pytest.mark.postgres
+def test_the_readme_postgresql_order_works_on_a_fresh_database(
+    postgres_database: Callable[[str], str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: `serve &` then `worker & worker &` on a database just created (not migrated): the workers start
+    first, wait for the schema the service migrates, and the upload is audited whole."""
+    url = postgres_database("readme")
+    env = {**os.environ, "DATABASE_URL": url}
+    log = (tmp_path / "workers.log").open("ab")
+    started = [_worker(env, log), _worker(env, log)]
+    try:
+        with live_service(tmp_path, {"DATABASE_URL": url, "BJAUDIT_EMBEDDED_WORKERS": "0"}) as (base, _):
+            day = tmp_path / "day.ndjson"
+            assert cli_main(["generate", "--rounds", "600", "--seed", "5", "--output", str(day)]) == 0
+            assert cli_main(["upload", str(day), "--url", base]) == 0
+            out = capsys.readouterr()
+            assert "done: 600 lines, 600 compliant" in out.out, out
+            assert "warning" not in out.err
+    finally:
+        for w in started:
+            w.send_signal(signal.SIGTERM)
+            assert w.wait(timeout=30) == 0
+        log.close()
+    text_ = (tmp_path / "workers.log").read_text()
+    assert "Traceback" not in text_

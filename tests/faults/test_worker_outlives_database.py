@@ -196,3 +196,32 @@ def test_when_procrastinates_worker_stops_by_itself_the_supervisor_starts_it_aga
     assert "worker stopped: procrastinate's worker stopped" in caplog.text
     assert "starting again in 0.5 s" in caplog.text
     assert "worker stopped on request" in caplog.text
+
+
+def test_a_killed_workers_chunk_is_redone_within_seconds_by_the_survivor(
+    server: ThrowawayPostgres, workers: Callable[[str], Worker]
+) -> None:
+    url = server.create_database("killed")
+    upgrade_head(url)
+    doomed, survivor = workers(url), workers(url)
+    doomed.wait_for_log("worker starting")
+    survivor.wait_for_log("worker starting")
+    settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue", embedded_workers=0)
+    docs = [dumps(d) for d in legal_rounds(800, seed=12)]
+    with TestClient(create_app(settings)) as c:
+        r = c.post("/v1/batches", content=ndjson(docs), headers=NDJSON)
+        assert r.status_code == 202, r.text
+        bid = r.json()["batch_id"]
+        deadline = time.monotonic() + 30
+        while c.get(f"/v1/batches/{bid}").json()["chunks_done"] < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        doomed.proc.send_signal(signal.SIGKILL)  # mid-chunk, most likely: its job stays "doing"
+        doomed.proc.wait()
+        killed_at = time.monotonic()
+        st = wait_done(c, bid, timeout=60)
+        took = time.monotonic() - killed_at
+    assert st["state"] == "done" and st["counts"]["compliant"] == 800, (st, survivor.text()[-3000:])
+    assert _stored(url) == (800, (800, 800, 1, 800))
+    # stalled after 1.5 s (BJAUDIT_BATCH_STALLED_SECONDS), looked for every 0.5 s: redone within seconds
+    assert took < 15, took
