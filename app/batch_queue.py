@@ -243,7 +243,8 @@ async def supervise(
     _worker_db = db = Database.from_settings(settings, pre_ping=True)
     app = make_app(settings)
     options = {"concurrency": concurrency or settings.batch_worker_concurrency, **options}
-    backoff = Backoff()
+    backoff = Backoff()  # between runs that ended by themselves
+    polling = Backoff(most=2.0)  # while waiting for the database or the schema: a worker starts soon after them
     waiting_for: str | None = None
     try:
         while not stop.is_set():
@@ -252,8 +253,9 @@ async def supervise(
                 if why != waiting_for:
                     log.warning("waiting for %s", why)
                     waiting_for = why
-                await _sleep_unless(stop, backoff.next())
+                await _sleep_unless(stop, polling.next())
                 continue
+            polling.reset()
             if waiting_for is not None:
                 log.info("the database is ready")
                 waiting_for = None
