@@ -244,7 +244,9 @@ async def supervise(
     app = make_app(settings)
     options = {"concurrency": concurrency or settings.batch_worker_concurrency, **options}
     backoff = Backoff()  # between runs that ended by themselves
-    polling = Backoff(most=2.0)  # while waiting for the database or the schema: a worker starts soon after them
+    polling = Backoff(
+        most=2.0
+    )  # while waiting for the database or the schema: a worker starts soon after them
     waiting_for: str | None = None
     try:
         while not stop.is_set():
