@@ -95,6 +95,8 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
     :class:`StartupError` when the database cannot be reached or migrated."""
     import uvicorn
 
+    from app.api.protocol import ProblemHttpToolsProtocol
+
     settings = get_settings()
     try:
         migrate.upgrade_head(settings.database_url)
@@ -110,6 +112,7 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         log_level=settings.log_level,
         limit_concurrency=settings.max_connections,
         server_header=False,
+        http=ProblemHttpToolsProtocol,
     )
 
 

@@ -179,3 +179,18 @@ def test_headers_over_the_limit_get_431(small: tuple[TestClient, Settings]) -> N
     assert r.headers["content-type"] == "application/problem+json"
     assert "BJAUDIT_MAX_HEADER_BYTES" in r.json()["detail"]
     assert client.get("/healthz", headers={"X-Padding": "a" * 8000}).status_code == 200
+
+
+def test_a_request_that_is_not_http_gets_a_problem(live: tuple[str, int, Path]) -> None:
+    _, port, _ = live
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"GARBAGE\r\n\r\n")
+        answer = b""
+        while piece := s.recv(65536):
+            answer += piece
+    status, problem = _problem(answer)
+    assert status == 400
+    assert (
+        problem["type"] == "urn:bjaudit:problem:bad-http"
+        and problem["title"] == "The request is not valid HTTP"
+    )
