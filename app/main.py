@@ -19,11 +19,11 @@ from sqlalchemy.exc import DBAPIError
 
 from app import api
 from app.api.deps import SingleRounds, UnitOfWork
-from app.auditing import ENGINE_VERSION as VERSION
 from app.config import Settings, get_settings, libpq_url
 from app.store import migrate
 from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
+from app.usecases.auditing import ENGINE_VERSION as VERSION
 
 DESCRIPTION = """\
 Audits recorded blackjack rounds against New Jersey and New Zealand rules, and keeps every round and its audit.

@@ -5,8 +5,8 @@
 Generates legal rounds of both jurisdictions (and a share with injected errors), serialises them to JSON bytes,
 then measures, in the same run and on the same rounds:
 
-* parse:  bytes -> validated domain Round (app.schema.parse_round)
-* audit:  Round -> audit result (app.auditing.audit_round: elections, replay, every check)
+* parse:  bytes -> validated domain Round (app.wire.schema.parse_round)
+* audit:  Round -> audit result (app.usecases.auditing.audit_round: elections, replay, every check)
 * both:   what `bjaudit audit` does per round, plus encoding the result with orjson
 
 and reports rounds/s (best of --repeat runs per phase) and the ratio audit time / parse time, paired run by run
@@ -25,10 +25,10 @@ import time
 
 import orjson
 
-from app.auditing import audit_round
-from app.schema import parse_round
 from app.synth.generator import generate_rounds
 from app.synth.mutator import mutate
+from app.usecases.auditing import audit_round
+from app.wire.schema import parse_round
 
 
 def make_corpus(n: int, seed: int, error_rate: float) -> list[bytes]:

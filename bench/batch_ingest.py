@@ -7,7 +7,7 @@ Steps: generate N rounds (``bjaudit generate``, 5% with an injected error) to an
 PostgreSQL database (from BJAUDIT_TEST_POSTGRES_URL, default postgres@127.0.0.1) and migrate it; COPY the records
 into an equivalent table (raw record + round_id, jurisdiction, table_id, played_at; the record column lz4 like
 ``rounds.record``) and time it; start ``bjaudit serve`` (queue runner) and W ``bjaudit worker`` processes; upload
-the file with the CLI's code path (``app.upload``) and wait until the batch is done. Reports rounds/s end to end
+the file with the CLI's code path (``app.cli.upload``) and wait until the batch is done. Reports rounds/s end to end
 (upload start to last chunk committed), the COPY rate, their ratio, and peak RSS sampled from /proc every 0.2 s:
 per process, and the peak of the SUM over the service and its workers. The database is dropped at the end.
 """
@@ -31,9 +31,9 @@ import orjson
 import psycopg
 
 from app.cli import main as cli_main
+from app.cli.upload import upload_file, wait_for
 from app.config import sqlalchemy_url
 from app.store.migrate import upgrade_head
-from app.upload import upload_file, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

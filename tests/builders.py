@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.auditing import audit_round
-from app.schema import round_from_obj
+from app.usecases.auditing import audit_round
+from app.wire.schema import round_from_obj
 
 NJ_DATE = "2026-11-30T22:10:00-05:00"
 NZ_DATE = "1995-03-04T21:00:00+12:00"

@@ -23,12 +23,12 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
-from app import batches
 from app.api import schemas
 from app.api.deps import SourceDep, UnitOfWorkDep, get_database, get_settings
 from app.api.problems import RequestTimeout, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database
+from app.usecases import batches
 
 log = logging.getLogger("bjaudit.api.batches")
 
@@ -48,7 +48,7 @@ class QueueRunner:
     the service starts (and answers 503) while the database is away."""
 
     def __init__(self, settings: Settings) -> None:
-        from app import batch_queue
+        from app.usecases import batch_queue
 
         self._queue = batch_queue
         self.app = batch_queue.make_app(settings)
@@ -103,7 +103,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     stop = asyncio.Event()
     embedded = None
     if settings.uses_queue() and settings.embedded_workers > 0:
-        from app import batch_queue
+        from app.usecases import batch_queue
 
         # The service's own batch worker (BJAUDIT_EMBEDDED_WORKERS), so that `serve` alone finishes batches.
         embedded = asyncio.create_task(
@@ -347,7 +347,7 @@ async def get_batch(batch_id: BatchId, request: Request, uow: UnitOfWorkDep) -> 
     status["workers_alive"] = status["stalled"] = None
     settings: Settings = request.app.state.settings
     if settings.uses_queue():
-        from app.batch_queue import live_workers
+        from app.usecases.batch_queue import live_workers
 
         alive = await uow.read(live_workers, settings.batch_stalled_seconds)
         status["workers_alive"] = alive

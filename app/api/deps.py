@@ -16,11 +16,11 @@ from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
-from app import services
 from app.api.problems import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database, DatabaseTimeout
 from app.store.pg import PgRounds
+from app.usecases import rounds as round_cases
 
 SOURCE_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 T = TypeVar("T")
@@ -94,15 +94,15 @@ class SingleRounds:
         self.uow = uow
         self.pg = pg
 
-    async def submit(self, record: bytes, source: str) -> services.Submitted:
+    async def submit(self, record: bytes, source: str) -> round_cases.Submitted:
         if self.pg is not None:
-            return await services.submit_round_pg(self.pg, record, source)
-        return await self.uow.run(services.submit_round, record, source)
+            return await round_cases.submit_round_pg(self.pg, record, source)
+        return await self.uow.run(round_cases.submit_round, record, source)
 
     async def lookup(self, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
         if self.pg is not None:
-            return await services.lookup_round_pg(self.pg, round_id, source, jurisdiction)
-        return await self.uow.read(services.lookup_round, round_id, source, jurisdiction)
+            return await round_cases.lookup_round_pg(self.pg, round_id, source, jurisdiction)
+        return await self.uow.read(round_cases.lookup_round, round_id, source, jurisdiction)
 
 
 async def get_single_rounds(request: Request) -> SingleRounds:

@@ -12,8 +12,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from app.api.problems import PROBLEM_JSON
-from app.schema import RoundModel
-from app.table_elections import ElectionsRegistration
+from app.wire.elections import ElectionsRegistration
+from app.wire.schema import RoundModel
 
 _HEADERS: dict[tuple[str, str, str], dict[str, Any]] = {
     ("/v1/rounds", "post", "200"): {

@@ -1,6 +1,6 @@
 """RFC 9457 problem details: every error this service answers, including the ones it did not mean to.
 
-One base class (:class:`app.services.ServiceError`) and one handler for the answers we mean; the framework's own
+One base class (:class:`app.usecases.errors.ServiceError`) and one handler for the answers we mean; the framework's own
 errors (no such route, wrong method, a bad query parameter), a database that cannot be reached, and anything
 unexpected are mapped here too, so that no request ever gets a bare 500 or a stack trace.
 """
@@ -23,9 +23,9 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.services import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
-from app.services import ServiceError, problem_body
 from app.store.db import DatabaseTimeout
+from app.usecases.errors import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
+from app.usecases.errors import ServiceError, problem_body
 
 log = logging.getLogger("bjaudit.api")
 

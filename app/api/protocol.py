@@ -8,7 +8,7 @@ import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from app.api.problems import PROBLEM_JSON
-from app.services import PROBLEM_TYPE_PREFIX
+from app.usecases.errors import PROBLEM_TYPE_PREFIX
 
 
 class ProblemHttpToolsProtocol(HttpToolsProtocol):

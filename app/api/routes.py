@@ -1,4 +1,4 @@
-"""The HTTP routes: thin. Parse the request, call a use case in :mod:`app.services`, answer its bytes."""
+"""The HTTP routes: thin. Parse the request, call a use case in :mod:`app.usecases`, answer its bytes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import text
 
-from app import services
 from app.api import schemas
 from app.api.deps import (
     SOURCE_PATTERN,
@@ -26,12 +25,14 @@ from app.api.deps import (
     get_database,
 )
 from app.api.problems import PROBLEM_JSON, unavailable
-from app.auditing import rule_spelling
 from app.config import Settings
-from app.services import InvalidQuery
 from app.store import migrate
 from app.store.db import Database
 from app.store.rounds import Search
+from app.usecases import elections as election_cases
+from app.usecases import rounds as round_cases
+from app.usecases.auditing import rule_spelling
+from app.usecases.errors import InvalidQuery
 
 JSON = "application/json"
 
@@ -173,7 +174,7 @@ async def search_rounds(
         played_from=_instant(played_from, "from"),
         played_to=_instant(played_to, "to"),
     )
-    return Response(await uow.read(services.search_rounds, q, limit, cursor), media_type=JSON)
+    return Response(await uow.read(round_cases.search_rounds, q, limit, cursor), media_type=JSON)
 
 
 SourceQuery = Annotated[
@@ -223,7 +224,7 @@ async def get_record(
     round_id: RoundId, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
 ) -> Response:
     """The stored record, byte for byte as it was received."""
-    rec = await uow.read(services.raw_record, round_id, source, jurisdiction)
+    rec = await uow.read(round_cases.raw_record, round_id, source, jurisdiction)
     digest = base64.b64encode(bytes.fromhex(rec.sha256)).decode()
     return Response(
         rec.body, media_type=JSON, headers={"ETag": f'"{rec.sha256}"', "Repr-Digest": f"sha-256=:{digest}:"}
@@ -239,7 +240,7 @@ async def get_record(
 async def dry_run(body: JsonBody, uow: UnitOfWorkDep, source: SourceDep) -> Response:
     """Audit a round without storing anything (for integrators testing their feed). A round without
     `table.rules` is audited by the elections its source registered for the table, as a submission would be."""
-    audited = await uow.read(services.dry_run, body, source)
+    audited = await uow.read(round_cases.dry_run, body, source)
     return Response(audited.body, media_type=JSON)
 
 
@@ -295,7 +296,7 @@ async def register_elections(
 ) -> Response:
     """Register the table's rule elections from `effective_from` on. Rounds of the table (by this source, in this
     jurisdiction) sent without `table.rules` are audited by the registration in force at their `played_at`."""
-    outcome = await uow.run(services.register_elections, table_id, body, source)
+    outcome = await uow.run(election_cases.register_elections, table_id, body, source)
     headers = {"Location": _elections_location(table_id, outcome.jurisdiction)}
     if not outcome.created:
         headers["Idempotent-Replayed"] = "true"
@@ -318,7 +319,9 @@ async def list_elections(
     ] = None,
 ) -> Response:
     """The table's registered elections (of the X-Bjaudit-Source source), newest effective_from first."""
-    return Response(await uow.read(services.list_elections, table_id, source, jurisdiction), media_type=JSON)
+    return Response(
+        await uow.read(election_cases.list_elections, table_id, source, jurisdiction), media_type=JSON
+    )
 
 
 @rules.get("/rules", response_model=schemas.Catalogue, responses=_problems(422, 500))
@@ -331,7 +334,7 @@ async def list_rules(
 
 @functools.lru_cache(maxsize=16)
 def _catalogue(jurisdiction: str | None) -> bytes:
-    return orjson.dumps({"rules": services.rules(jurisdiction)})
+    return orjson.dumps({"rules": round_cases.rules(jurisdiction)})
 
 
 @health.get("/healthz", response_model=schemas.Health)
@@ -381,7 +384,7 @@ def _readiness(db: Database, settings: Settings) -> tuple[frozenset[str], int | 
         current = migrate.current_revisions(conn)
     if not settings.uses_queue():
         return current, None
-    from app.batch_queue import live_workers
+    from app.usecases.batch_queue import live_workers
 
     with db.reading() as session:
         return current, live_workers(session, settings.batch_stalled_seconds)

@@ -1,5 +1,5 @@
 """Wire schemas of the answers, for the OpenAPI document. Routes build their JSON directly (orjson) and declare
-these as ``response_model`` without paying for validation; the request round is :class:`app.schema.RoundModel`."""
+these as ``response_model`` without paying for validation; the request round is :class:`app.wire.schema.RoundModel`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A recorded round, as the replay engine sees it: validated, normalised, immutable.
 
-The wire format (``shared/spec/round-v1.md``) is parsed and validated in :mod:`app.schema`; by the time a round
+The wire format (``shared/spec/round-v1.md``) is parsed and validated in :mod:`app.wire.schema`; by the time a round
 reaches this module every card is canonical (``"TH"``), every hand name is a :data:`HandId` and every amount is an
 integer count of minor units. Events are past-tense facts; the replay is a fold over them.
 """

@@ -14,11 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from app import batches
 from app.config import Settings
 from app.main import create_app
 from app.store.db import Database
 from app.synth.mutator import mutate
+from app.usecases import batches
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, results, wait_done
 
 

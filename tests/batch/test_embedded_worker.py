@@ -18,10 +18,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.batches import NO_WORKER
+from app.cli.upload import wait_for
 from app.config import Settings
 from app.main import create_app
 from app.store.migrate import upgrade_head
-from app.upload import wait_for
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, wait_done
 
 pytestmark = pytest.mark.postgres

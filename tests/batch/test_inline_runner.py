@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app import batches
+from app.usecases import batches
 
 
 def test_a_chunk_that_keeps_failing_is_requeued_until_it_succeeds(monkeypatch: pytest.MonkeyPatch) -> None:

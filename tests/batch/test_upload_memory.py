@@ -8,7 +8,7 @@ import zlib
 
 from fastapi.testclient import TestClient
 
-from app.batches import _Gunzip
+from app.usecases.batches import _Gunzip
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, results, wait_done
 
 

@@ -20,10 +20,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
-from app import batch_queue
 from app.config import Settings, sqlalchemy_url
 from app.main import create_app
 from app.store.migrate import upgrade_head
+from app.usecases import batch_queue
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, wait_done
 from tests.throwaway_pg import ThrowawayPostgres
 

@@ -14,11 +14,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import OperationalError
 
-from app import services
 from app.config import Settings, libpq_url
 from app.main import create_app
 from app.store.db import Database
 from app.store.pg import PgRounds
+from app.usecases import rounds as round_cases
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
@@ -132,7 +132,7 @@ def test_an_unexpected_error_is_a_500_problem_without_internals(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(services, "audit_round", broken)
+    monkeypatch.setattr(round_cases, "audit_round", broken)
     with TestClient(app, raise_server_exceptions=False) as client:
         resp = client.post("/v1/rounds", content=examples["nj-compliant-double"], headers=JSON)
     assert resp.status_code == 500
@@ -162,14 +162,14 @@ def test_concurrent_submissions_of_one_round_store_it_once(
     body = examples["nj-double-then-dealer-blackjack"]
     n = 8
     barrier = threading.Barrier(n)
-    outcomes: list[services.Submitted] = []
+    outcomes: list[round_cases.Submitted] = []
     errors: list[BaseException] = []
 
     def submit() -> None:
         try:
             barrier.wait()
             with db.session() as session:
-                outcomes.append(services.submit_round(session, body, "race"))
+                outcomes.append(round_cases.submit_round(session, body, "race"))
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -198,10 +198,10 @@ def test_concurrent_submissions_on_the_postgresql_hot_path_store_it_once(
     assert conninfo is not None
     body = examples["nj-double-then-dealer-blackjack"]
 
-    async def race() -> list[services.Submitted]:
+    async def race() -> list[round_cases.Submitted]:
         pg = PgRounds(conninfo, size=8, timeout=10, connect_timeout=5)
         try:
-            return await asyncio.gather(*(services.submit_round_pg(pg, body, "race") for _ in range(8)))
+            return await asyncio.gather(*(round_cases.submit_round_pg(pg, body, "race") for _ in range(8)))
         finally:
             await pg.close()
 

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event, text
 from sqlalchemy.orm import Session
 
-from app import services
-from app.schema import parse_round
+from app.usecases import rounds as round_cases
+from app.wire.schema import parse_round
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
@@ -371,7 +371,7 @@ def test_a_chunk_lookup_reads_each_table_once(client: TestClient, engine: Engine
     event.listen(engine, "before_cursor_execute", seen)
     try:
         with Session(engine) as session:
-            lookup = services.cached_registered_elections(session, "default")
+            lookup = round_cases.cached_registered_elections(session, "default")
             got = [
                 lookup(parse_round(soft_17_round(f"C-{i}", played_at, table=table)))
                 for i, (played_at, table) in enumerate(

@@ -22,15 +22,15 @@ from typing import Any
 
 import pytest
 
-from app.auditing import audit_round
 from app.domain.cards import hand_total, is_natural
 from app.domain.engine import resolve_elections
 from app.domain.replay import Trace, replay
 from app.domain.state import STATUS_NAMES
 from app.jurisdictions import ruleset_for
-from app.schema import parse_round, round_from_obj
 from app.synth.generator import VALIDITY, generate_round, generate_rounds, random_elections
 from app.synth.mutator import MUTATIONS, Mutation, mutate
+from app.usecases.auditing import audit_round
+from app.wire.schema import parse_round, round_from_obj
 from tests.builders import (
     NJ_RULES,
     a_round,

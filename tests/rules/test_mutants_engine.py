@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from app.auditing import ENGINE_VERSION, audit_round, catalogue
 from app.domain.errors import NoRulesetInForce, UnknownJurisdiction
 from app.domain.rules import Ctx
 from app.jurisdictions import nz, ruleset_for
-from app.schema import round_from_obj
+from app.usecases.auditing import ENGINE_VERSION, audit_round, catalogue
+from app.wire.schema import round_from_obj
 from tests.builders import (
     a_round,
     audit,

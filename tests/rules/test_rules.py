@@ -87,7 +87,7 @@ def test_each_check_reports_only_in_the_roles_it_declares() -> None:
     from app.domain.replay import replay
     from app.domain.rules import Ctx
     from app.jurisdictions import ruleset_for
-    from app.schema import round_from_obj
+    from app.wire.schema import round_from_obj
 
     class Recording(Ctx):
         def emit(self, role: str, *args: Any, **kwargs: Any) -> None:

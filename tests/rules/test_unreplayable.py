@@ -112,7 +112,7 @@ def test_nine_decks_are_refused_by_the_format() -> None:
     """The record format allows 1 to 8 decks (round-v1.md section 3): NZ r 3.1's upper edge is the format's."""
     import pytest
 
-    from app.schema import RoundInvalid, round_from_obj
+    from app.wire.schema import RoundInvalid, round_from_obj
 
     r = a_round("NZ", extra_rules={"decks": 9}, events=[deal("1", "TH")])
     with pytest.raises(RoundInvalid) as err:

@@ -54,8 +54,27 @@ def test_pure_packages_import_only_the_standard_library(package: str, own: tuple
 
 
 def test_the_product_core_does_not_import_the_synthetic_rounds() -> None:
-    core = [p for p in sorted(APP.rglob("*.py")) if p.relative_to(APP).parts[0] not in ("synth", "cli.py")]
+    core = [p for p in sorted(APP.rglob("*.py")) if p.relative_to(APP).parts[0] not in ("synth", "cli")]
     bad = {
         f"{p.relative_to(APP)}: {name}" for p in core for name in _imports(p) if name.startswith("app.synth")
     }
     assert not bad, f"only tests, benchmarks and the CLI use app.synth: {sorted(bad)}"
+
+
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("wire", ("app.api", "app.cli", "app.usecases", "app.store")),
+        ("store", ("app.api", "app.cli", "app.usecases")),
+        ("usecases", ("app.api", "app.cli")),
+    ],
+)
+def test_dependencies_point_one_way(package: str, forbidden: tuple[str, ...]) -> None:
+    """api and cli call the use cases; use cases call the store, the wire format and the engine; never back."""
+    bad = {
+        f"{p.relative_to(APP)}: {name}"
+        for p in sorted((APP / package).rglob("*.py"))
+        for name in _imports(p)
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    }
+    assert not bad, f"app/{package} imports upward: {sorted(bad)}"

@@ -125,7 +125,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_.value.code == 0
     from importlib.metadata import version
 
-    from app.auditing import ENGINE_VERSION
+    from app.usecases.auditing import ENGINE_VERSION
 
     assert (
         capsys.readouterr().out

@@ -12,7 +12,7 @@ import app.domain
 
 MODULES = [
     *sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain.")),
-    "app.auditing",
+    "app.usecases.auditing",
     "app.api.deps",
     "app.store.db",
 ]

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.auditing import audit_round, catalogue, rule_details
 from app.domain.errors import NoRulesetInForce, UnknownJurisdiction
 from app.jurisdictions import ruleset_for
-from app.schema import round_from_obj
+from app.usecases.auditing import audit_round, catalogue, rule_details
+from app.wire.schema import round_from_obj
 from tests.builders import a_round, audit, deal, reveal, settle, stand
 
 LEGAL = [

@@ -1,4 +1,4 @@
-"""app.schema: the wire format of a recorded round, its validation problems, and conversion to the domain."""
+"""app.wire.schema: the wire format of a recorded round, its validation problems, and conversion to the domain."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from app.domain.model import (
     Stand,
     Surrender,
 )
-from app.schema import Problem, RoundInvalid, RoundModel, parse_round, round_from_obj
+from app.wire.schema import Problem, RoundInvalid, RoundModel, parse_round, round_from_obj
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
 """Our copy of the spec's examples (tests/unit/test_examples.py checks it equals shared/spec/examples)."""

@@ -1,7 +1,7 @@
 """Batch use cases: take in an NDJSON upload as a stream, audit it chunk by chunk, report progress and results.
 
 Called by the HTTP API (``app.api.batches``), the in-process runner (SQLite) and the queue worker
-(``app.batch_queue``, PostgreSQL). Design and measurements: ``docs/batches.md``.
+(``app.usecases.batch_queue``, PostgreSQL). Design and measurements: ``docs/batches.md``.
 
 - :class:`BatchWriter` stores an upload: incremental gunzip, split into lines, SHA-256 of the content, one
   ``batch_chunks`` row per ``batch_chunk_lines`` lines, all in ONE transaction that commits only when the whole
@@ -32,7 +32,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app import services
 from app.store import rounds as repo
 from app.store.db import Database
 from app.store.models import batch_chunks_table as C
@@ -40,6 +39,8 @@ from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
+from app.usecases import rounds as round_cases
+from app.usecases.errors import RoundConflict, ServiceError, problem_body
 
 log = logging.getLogger("bjaudit.batches")
 
@@ -47,11 +48,11 @@ FINDINGS_OUTCOMES = ("violations", "unreplayable")
 ONLY = {"findings": FINDINGS_OUTCOMES, "rejected": ("rejected",)}
 
 
-class BatchNotFound(services.ServiceError):
+class BatchNotFound(ServiceError):
     status, slug, title = 404, "batch-not-found", "No such batch"
 
 
-class UploadIncomplete(services.ServiceError):
+class UploadIncomplete(ServiceError):
     status, slug, title = (
         400,
         "batch-upload-incomplete",
@@ -59,11 +60,11 @@ class UploadIncomplete(services.ServiceError):
     )
 
 
-class LineTooLong(services.ServiceError):
+class LineTooLong(ServiceError):
     status, slug, title = 413, "batch-line-too-long", "A line of the batch is over the size limit"
 
 
-class UploadTooLarge(services.ServiceError):
+class UploadTooLarge(ServiceError):
     status, slug, title = 413, "batch-too-large", "The batch is over a size limit"
 
 
@@ -425,7 +426,7 @@ class _Line:
     sha: str
     round_id: str
     jurisdiction: str
-    audited: services.Audited
+    audited: round_cases.Audited
 
 
 def _dialect_insert(session: Session, table: Any) -> Any:
@@ -468,27 +469,27 @@ def _findings_json(line: _Line) -> str | None:
 
 
 def _conflict_problem(line: _Line, source: str, stored_sha: str) -> str:
-    exc = services.RoundConflict(
+    exc = RoundConflict(
         f"Round {line.round_id!r} ({line.jurisdiction}) was already submitted by {source!r} with a different "
         "record; nothing was changed.",
         extra={"round_id": line.round_id, "stored_sha256": stored_sha, "sha256": line.sha},
     )
-    return orjson.dumps(services.problem_body(exc)).decode()
+    return orjson.dumps(problem_body(exc)).decode()
 
 
 def audit_lines(
-    chunk: bytes, first_line: int, registered: services.ElectionsLookup | None = None
-) -> Iterator[tuple[int, bytes, services.Audited | services.ServiceError]]:
+    chunk: bytes, first_line: int, registered: round_cases.ElectionsLookup | None = None
+) -> Iterator[tuple[int, bytes, round_cases.Audited | ServiceError]]:
     """Each non-blank line of a chunk with its audit, or the error the single-round API would answer for it.
     ``registered`` finds the registered elections of a round without ``table.rules``, as for a single round."""
-    audit = services.audit
+    audit = round_cases.audit
     for i, raw in enumerate(chunk.split(b"\n")):
         if not raw.strip():
             continue
         record = raw[:-1] if raw.endswith(b"\r") else raw
         try:
             yield first_line + i, record, audit(record, registered)
-        except services.ServiceError as exc:
+        except ServiceError as exc:
             yield first_line + i, record, exc
 
 
@@ -525,11 +526,11 @@ def _store_chunk(
     repeats: list[_Line] = []  # a round_id seen earlier in this chunk
     sha256 = hashlib.sha256
     # Registered elections: at most one query per (jurisdiction, table) of the chunk, only for rounds without rules.
-    registered = services.cached_registered_elections(s, source)
+    registered = round_cases.cached_registered_elections(s, source)
     for line_no, record, got in audit_lines(data, first_line, registered):
-        if isinstance(got, services.ServiceError):
+        if isinstance(got, ServiceError):
             counts["rejected"] += 1
-            problem = services.problem_body(got)
+            problem = problem_body(got)
             results.append(
                 (line_no, got.extra.get("round_id"), "rejected", None, orjson.dumps(problem).decode())
             )

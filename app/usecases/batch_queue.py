@@ -5,7 +5,7 @@ start as many as there are cores, on one machine or several: they share every ba
 the PostgreSQL schema ``procrastinate`` (created by the Alembic migration), reached through the connection's
 ``search_path``.
 
-Exactly once does not rest on the queue: :func:`app.batches.process_chunk` locks the chunk row and skips a chunk
+Exactly once does not rest on the queue: :func:`app.usecases.batches.process_chunk` locks the chunk row and skips a chunk
 already done, and stores everything of a chunk in one transaction. So a job run twice is harmless, and a job lost
 (its worker killed, or failed by a database restart) is found again: every worker, when it starts and then every
 few seconds, defers the undone chunks of committed batches whose jobs are not waiting or running on a live worker
@@ -32,10 +32,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from app import batches
 from app.config import Settings, sqlalchemy_url
 from app.store import migrate
 from app.store.db import Database, database_missing, explain_connect_error
+from app.usecases import batches
 
 log = logging.getLogger("bjaudit.batch_queue")
 

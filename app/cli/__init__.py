@@ -16,9 +16,10 @@ from typing import IO, Any
 
 import orjson
 
-from app import services
-from app.auditing import ENGINE_VERSION, catalogue
-from app.reading import RecordText, UnreadableFile, read_records
+from app.usecases import rounds as round_cases
+from app.usecases.auditing import ENGINE_VERSION, catalogue
+from app.usecases.errors import ServiceError, problem_body
+from app.wire.reading import RecordText, UnreadableFile, read_records
 
 EXIT_COMPLIANT, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -37,12 +38,12 @@ def _audit_one(rec: RecordText) -> tuple[dict[str, Any], int]:
     """One output line for one input record, and the exit status it calls for."""
     text = rec.text if rec.text is not None else orjson.dumps(rec.obj)
     try:
-        result = services.audit(text).result
-    except services.ServiceError as exc:
+        result = round_cases.audit(text).result
+    except ServiceError as exc:
         line = {
             "round_id": exc.extra.get("round_id"),
             "source": rec.where,
-            "error": services.problem_body(exc),
+            "error": problem_body(exc),
         }
         return line, EXIT_UNREADABLE
     return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
@@ -127,8 +128,8 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
     import logging
 
-    from app.batch_queue import CannotStart, run_worker
     from app.config import get_settings
+    from app.usecases.batch_queue import CannotStart, run_worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_settings()
@@ -153,7 +154,7 @@ def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_upload(args: argparse.Namespace, out: IO[str]) -> int:
-    from app.upload import upload_files
+    from app.cli.upload import upload_files
 
     return upload_files(
         args.paths,
@@ -326,7 +327,3 @@ def main(argv: list[str] | None = None) -> int:
     except UnreadableFile as exc:
         print(f"bjaudit: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-
-
-if __name__ == "__main__":
-    sys.exit(main())

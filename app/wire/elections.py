@@ -1,7 +1,7 @@
 """The wire format of a table's registered rule elections (``PUT /v1/tables/{table_id}/elections``).
 
 The ``rules`` object is validated by the very type that validates a round's ``table.rules``
-(:class:`app.schema.TableRules`, round-v1 section 3), so that a registration accepts exactly the elections a round
+(:class:`app.wire.schema.TableRules`, round-v1 section 3), so that a registration accepts exactly the elections a round
 may carry and reports the same problems, with JSON pointers into the registration (``/rules/decks``).
 """
 
@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.schema import Problem, TableRules, Timestamp, problems_from
+from app.wire.schema import Problem, TableRules, Timestamp, problems_from
 
 __all__ = ["ElectionsRegistration", "RegistrationInvalid", "parse_registration"]
 

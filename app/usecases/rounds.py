@@ -1,20 +1,7 @@
-"""Use cases: submit a round, audit one without storing it, look rounds up, list the rules.
+"""Use cases of rounds: audit one (stored or not), submit it, look rounds up, search them, list the rules.
 
-Called by the HTTP API and the CLI. Functions take a :class:`~sqlalchemy.orm.Session` and never commit: the caller
-(the edge) owns the transaction.
-
-Why a request cannot be served is one exception tree, mapped to problem details in one handler::
-
-    ServiceError
-      +-- InvalidRound          422  the record cannot be read (schema, or it contradicts itself before replay)
-      +-- CannotAudit           422  no rules to audit it by (unknown jurisdiction, no ruleset in force)
-      +-- InvalidQuery          422  a search parameter that cannot be used (a bad cursor)
-      +-- RoundConflict         409  the round_id was already submitted with a different record
-      +-- AmbiguousRound        409  the round_id names rounds of several submitters or jurisdictions
-      +-- RoundNotFound         404
-      +-- ElectionsInvalid      422  a table elections registration cannot be read
-      +-- ElectionsConflict     409  other elections are already registered for that table and effective_from
-      +-- (HTTP-level errors in app.api.problems: 413, 415)
+Called by the HTTP API, the CLI and the batch worker. Functions take a :class:`~sqlalchemy.orm.Session` and never
+commit: the caller (the edge) owns the transaction. Errors are :mod:`app.usecases.errors`.
 """
 
 from __future__ import annotations
@@ -28,97 +15,26 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 from sqlalchemy.orm import Session
 
-from app.auditing import audit_round, catalogue, rule_details
 from app.domain.errors import AuditError
 from app.domain.model import Round
-from app.schema import RoundInvalid, parse_round
 from app.store import elections as elections_repo
 from app.store import rounds as repo
 from app.store.pg import PgRounds
-from app.table_elections import RegistrationInvalid, parse_registration
-
-
-class ServiceError(Exception):
-    """Base of every error the service answers on purpose. ``status``/``slug``/``title`` become the problem."""
-
-    status: ClassVar[int] = 500
-    slug: ClassVar[str] = "internal"
-    title: ClassVar[str] = "Internal error"
-
-    def __init__(
-        self,
-        detail: str,
-        *,
-        errors: Sequence[dict[str, Any]] | None = None,
-        extra: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.errors = list(errors) if errors is not None else None
-        self.extra = extra or {}
-        self.headers = headers or {}
-
-
-PROBLEM_TYPE_PREFIX = "urn:bjaudit:problem:"
-
-
-def problem_body(exc: ServiceError, instance: str | None = None) -> dict[str, Any]:
-    """The RFC 9457 problem details of an error, as a JSON-able dict (the API's answer, the CLI's error line)."""
-    body: dict[str, Any] = {
-        "type": PROBLEM_TYPE_PREFIX + exc.slug,
-        "title": exc.title,
-        "status": exc.status,
-        "detail": exc.detail,
-    }
-    if instance is not None:
-        body["instance"] = instance
-    if exc.errors is not None:
-        body["errors"] = exc.errors
-    body.update({k: v for k, v in exc.extra.items() if k not in body})
-    return body
-
-
-class InvalidRound(ServiceError):
-    status, slug, title = 422, "round-invalid", "The round cannot be read"
-
-
-class CannotAudit(ServiceError):
-    status, slug, title = 422, "round-not-auditable", "The round cannot be audited"
-
-
-class InvalidQuery(ServiceError):
-    status, slug, title = 422, "query-invalid", "The query cannot be used"
-
-
-class RoundConflict(ServiceError):
-    status, slug, title = 409, "round-conflict", "The round_id was already submitted with a different record"
-
-
-class AmbiguousRound(ServiceError):
-    status, slug, title = 409, "round-ambiguous", "The round_id names more than one stored round"
-
-
-class RoundNotFound(ServiceError):
-    status, slug, title = 404, "round-not-found", "No such round"
-
-
-class ElectionsInvalid(ServiceError):
-    status, slug, title = 422, "elections-invalid", "The table elections cannot be read"
-
-
-class ElectionsConflict(ServiceError):
-    status, slug, title = (
-        409,
-        "elections-conflict",
-        "Other elections are already registered for the table from that time",
-    )
-
+from app.usecases.auditing import audit_round, catalogue, rule_details
+from app.usecases.errors import (
+    AmbiguousRound,
+    CannotAudit,
+    InvalidQuery,
+    InvalidRound,
+    RoundConflict,
+    RoundNotFound,
+)
+from app.wire.schema import RoundInvalid, parse_round
 
 # --- audit -----------------------------------------------------------------------------------------------------
 
@@ -320,86 +236,6 @@ async def submit_round_pg(pg: PgRounds, record: bytes, source: str) -> Submitted
             await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
         )
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
-
-
-# --- table elections --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Registered:
-    created: bool
-    """False: the same elections were registered before for that table and effective_from (nothing changed)."""
-    jurisdiction: str
-    body: bytes
-
-
-def _check_table_id(table_id: str) -> None:
-    if "\x00" in table_id:
-        raise ElectionsInvalid(
-            "The table id cannot be stored; nothing was stored.",
-            errors=[
-                {
-                    "in": "path",
-                    "parameter": "table_id",
-                    "detail": "must not contain the NUL character (\\u0000)",
-                }
-            ],
-        )
-
-
-def _registration(row: Any) -> dict[str, Any]:
-    return {
-        "source": row.source,
-        "jurisdiction": row.jurisdiction,
-        "table_id": row.table_id,
-        "effective_from": _iso(row.effective_from),
-        "rules": orjson.Fragment(row.rules.encode()),
-        "created_at": _iso(row.created_at),
-    }
-
-
-def register_elections(session: Session, table_id: str, body: bytes, source: str) -> Registered:
-    """Register a table's rule elections from ``effective_from``, once per (source, jurisdiction, table_id,
-    effective_from): the same elections again change nothing (``created`` False); different ones are a conflict
-    and change nothing. The elections are validated exactly as a round's ``table.rules``."""
-    _check_table_id(table_id)
-    try:
-        jurisdiction, effective_from, rules = parse_registration(body)
-    except RegistrationInvalid as exc:
-        errors = [{"pointer": p["pointer"], "detail": p["message"]} for p in exc.problems]
-        n = len(errors)
-        raise ElectionsInvalid(
-            f"The registration has {n} problem{'s' if n != 1 else ''}; nothing was stored.", errors=errors
-        ) from exc
-    rules_json = orjson.dumps(rules, option=orjson.OPT_SORT_KEYS).decode()
-    key = (source, jurisdiction, table_id, effective_from)
-    pk = elections_repo.insert(
-        session,
-        {
-            "source": source,
-            "jurisdiction": jurisdiction,
-            "table_id": table_id,
-            "effective_from": effective_from,
-            "rules": rules_json,
-            "created_at": datetime.now(UTC),
-        },
-    )
-    row = elections_repo.stored(session, *key)
-    if row is None:  # cannot happen without a delete path
-        raise ElectionsConflict("The registration was being changed concurrently; retry.")
-    if pk is None and row.rules != rules_json:
-        raise ElectionsConflict(
-            f"Table {table_id!r} ({jurisdiction}) already has other elections registered by {source!r} from "
-            f"{_iso(effective_from)}; nothing was changed. Register the new elections from a later time.",
-            extra={"stored_rules": orjson.loads(row.rules), "rules": rules},
-        )
-    return Registered(pk is not None, jurisdiction, orjson.dumps(_registration(row)))
-
-
-def list_elections(session: Session, table_id: str, source: str, jurisdiction: str | None) -> bytes:
-    """A table's registrations by ``source``, newest effective_from first."""
-    rows = elections_repo.listing(session, source, table_id, jurisdiction)
-    return orjson.dumps({"table_id": table_id, "source": source, "items": [_registration(r) for r in rows]})
 
 
 # --- look up ---------------------------------------------------------------------------------------------------

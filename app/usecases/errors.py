@@ -1,0 +1,97 @@
+"""Why a request cannot be served: one exception tree, mapped to problem details in one handler (the HTTP API's
+:mod:`app.api.problems`, the CLI's error lines, a batch line's ``problem``)::
+
+    ServiceError
+      +-- InvalidRound          422  the record cannot be read (schema, or it contradicts itself before replay)
+      +-- CannotAudit           422  no rules to audit it by (unknown jurisdiction, no ruleset in force)
+      +-- InvalidQuery          422  a search parameter that cannot be used (a bad cursor)
+      +-- RoundConflict         409  the round_id was already submitted with a different record
+      +-- AmbiguousRound        409  the round_id names rounds of several submitters or jurisdictions
+      +-- RoundNotFound         404
+      +-- ElectionsInvalid      422  a table elections registration cannot be read
+      +-- ElectionsConflict     409  other elections are already registered for that table and effective_from
+      +-- (batches: LineTooLong, UploadTooLarge 413, UploadIncomplete 400, BatchNotFound 404)
+      +-- (HTTP-level errors in app.api.problems: 408, 413, 415)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+
+class ServiceError(Exception):
+    """Base of every error the service answers on purpose. ``status``/``slug``/``title`` become the problem."""
+
+    status: ClassVar[int] = 500
+    slug: ClassVar[str] = "internal"
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        errors: Sequence[dict[str, Any]] | None = None,
+        extra: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.errors = list(errors) if errors is not None else None
+        self.extra = extra or {}
+        self.headers = headers or {}
+
+
+PROBLEM_TYPE_PREFIX = "urn:bjaudit:problem:"
+
+
+def problem_body(exc: ServiceError, instance: str | None = None) -> dict[str, Any]:
+    """The RFC 9457 problem details of an error, as a JSON-able dict (the API's answer, the CLI's error line)."""
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_PREFIX + exc.slug,
+        "title": exc.title,
+        "status": exc.status,
+        "detail": exc.detail,
+    }
+    if instance is not None:
+        body["instance"] = instance
+    if exc.errors is not None:
+        body["errors"] = exc.errors
+    body.update({k: v for k, v in exc.extra.items() if k not in body})
+    return body
+
+
+class InvalidRound(ServiceError):
+    status, slug, title = 422, "round-invalid", "The round cannot be read"
+
+
+class CannotAudit(ServiceError):
+    status, slug, title = 422, "round-not-auditable", "The round cannot be audited"
+
+
+class InvalidQuery(ServiceError):
+    status, slug, title = 422, "query-invalid", "The query cannot be used"
+
+
+class RoundConflict(ServiceError):
+    status, slug, title = 409, "round-conflict", "The round_id was already submitted with a different record"
+
+
+class AmbiguousRound(ServiceError):
+    status, slug, title = 409, "round-ambiguous", "The round_id names more than one stored round"
+
+
+class RoundNotFound(ServiceError):
+    status, slug, title = 404, "round-not-found", "No such round"
+
+
+class ElectionsInvalid(ServiceError):
+    status, slug, title = 422, "elections-invalid", "The table elections cannot be read"
+
+
+class ElectionsConflict(ServiceError):
+    status, slug, title = (
+        409,
+        "elections-conflict",
+        "Other elections are already registered for the table from that time",
+    )
