@@ -179,8 +179,8 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         404: "No such batch.",
         408: "The upload stalled (nothing arrived for BJAUDIT_UPLOAD_IDLE_SECONDS): nothing accepted; the failed "
         "batch is recorded under `batch_id`.",
-        413: "A line is over BJAUDIT_MAX_BODY_BYTES, or the upload over a BJAUDIT_BATCH_MAX_* limit (`setting` names "
-        "it): nothing accepted.",
+        413: "The upload is over a BJAUDIT_BATCH_MAX_* limit (`setting` names it): nothing accepted. (A line over "
+        "BJAUDIT_MAX_BODY_BYTES is rejected alone, in the results.)",
         415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none (a gzipped body must say so).",
         422: "A parameter cannot be used.",
         500: "Unexpected error (logged).",

@@ -64,6 +64,14 @@ class LineTooLong(ServiceError):
     status, slug, title = 413, "batch-line-too-long", "A line of the batch is over the size limit"
 
 
+TOO_LONG = b"\x00line-too-long:"
+"""Stored in a chunk in place of a line over the line limit (which is not kept): no line of JSON starts with NUL."""
+
+
+def _too_long(size: int, limit: int) -> bytes:
+    return TOO_LONG + f"{size}:{limit}".encode()
+
+
 class UploadTooLarge(ServiceError):
     status, slug, title = 413, "batch-too-large", "The batch is over a size limit"
 
@@ -158,6 +166,7 @@ class BatchWriter:
         self._gunzip = _Gunzip() if gzipped else None
         self._sha = hashlib.sha256()
         self._partial = bytearray()
+        self._skipped: int | None = None  # bytes so far of a line over max_line_bytes (not kept)
         self._lines: list[bytes] = []
         self._nonblank = 0
         self._buffered = 0  # bytes of the lines held for the next chunk
@@ -241,29 +250,34 @@ class BatchWriter:
             )
         self._sha.update(data)
         start = 0
+        limit = self.max_line_bytes
         while True:
             nl = data.find(b"\n", start)
-            if nl < 0:
-                self._partial += data[start:]
-                if len(self._partial) > self.max_line_bytes:
-                    raise LineTooLong(
-                        f"Line {self._next_line} is over {self.max_line_bytes} bytes; nothing was accepted.",
-                        extra={"line": self._next_line, "max_line_bytes": self.max_line_bytes},
-                    )
-                return
-            if self._partial:
-                self._partial += data[start:nl]
-                line = bytes(self._partial)
-                self._partial.clear()
-            else:
+            if nl >= 0 and not self._partial and self._skipped is None:  # a whole line in this piece
                 line = data[start:nl]
-            if len(line) > self.max_line_bytes:
-                raise LineTooLong(
-                    f"Line {self._next_line} is over {self.max_line_bytes} bytes; nothing was accepted.",
-                    extra={"line": self._next_line, "max_line_bytes": self.max_line_bytes},
-                )
-            self._add_line(line)
+                self._add_line(line if len(line) <= limit else _too_long(len(line), limit))
+                start = nl + 1
+                continue
+            piece = data[start:] if nl < 0 else data[start:nl]
+            if self._skipped is not None:  # inside a line already over the limit: count it, keep none of it
+                self._skipped += len(piece)
+            else:
+                self._partial += piece
+                if len(self._partial) > limit:
+                    self._skipped = len(self._partial)
+                    self._partial.clear()
+            if nl < 0:
+                return
+            self._end_partial_line()
             start = nl + 1
+
+    def _end_partial_line(self) -> None:
+        if self._skipped is not None:
+            self._add_line(_too_long(self._skipped, self.max_line_bytes))
+            self._skipped = None
+        else:
+            self._add_line(bytes(self._partial))
+            self._partial.clear()
 
     def _add_line(self, line: bytes) -> None:
         self._lines.append(line)
@@ -326,9 +340,8 @@ class BatchWriter:
             raise self.fail(f"Content-Length said {declared_length} bytes, {self.bytes_received} arrived.")
         if self._gunzip is not None and not self._gunzip.complete():
             raise self.fail("The gzip stream is cut off (it ends inside a gzip member).")
-        if self._partial:
-            self._add_line(bytes(self._partial))
-            self._partial.clear()
+        if self._partial or self._skipped is not None:
+            self._end_partial_line()
         self._flush()
         self._begin()  # an upload of blank lines only is a batch too
         digest = self._sha.hexdigest()
@@ -485,6 +498,18 @@ def audit_lines(
     audit = round_cases.audit
     for i, raw in enumerate(chunk.split(b"\n")):
         if not raw.strip():
+            continue
+        if raw.startswith(TOO_LONG):  # rejected alone, as the single-round API refuses such a body (413)
+            size, limit = (int(n) for n in raw.removeprefix(TOO_LONG).split(b":"))
+            yield (
+                first_line + i,
+                b"",
+                LineTooLong(
+                    f"Line {first_line + i} is {size} bytes, over the limit of {limit} bytes (BJAUDIT_MAX_BODY_BYTES, "
+                    "the single-round limit); this line alone is rejected.",
+                    extra={"max_body_bytes": limit},
+                ),
+            )
             continue
         record = raw[:-1] if raw.endswith(b"\r") else raw
         try:

@@ -362,3 +362,38 @@ def test_an_upload_that_died_half_way_is_swept_as_failed(
         assert count("SELECT count(*) FROM batch_chunks") == 0
     finally:
         db.dispose()
+
+
+@pytest.mark.parametrize("piece", [1 << 20, 97])  # the body at once, and in pieces that cut lines anywhere
+def test_a_line_over_the_limit_is_rejected_alone(
+    settings: Settings, count: Callable[[str], int], piece: int
+) -> None:
+    db = Database.from_settings(settings)
+    docs = [dumps(d) for d in legal_rounds(3, seed=13)]
+    long_line = b'{"round_id": "' + b"x" * 5000 + b'"}'
+    body = b"\n".join(
+        [docs[0], long_line, docs[1], b"", docs[2], long_line]
+    )  # the last one without a newline
+    try:
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=2, max_line_bytes=3000)
+        for i in range(0, len(body), piece):
+            w.feed(body[i : i + piece])
+        outcome = w.finish(None)
+        assert outcome.created and outcome.lines_received == 5
+        for chunk_no in outcome.chunks:
+            batches.process_chunk(db, outcome.batch_id, chunk_no)
+        rows = list(batches.iter_results(db, outcome.batch_id, None))
+    finally:
+        db.dispose()
+    by_line = {r["line"]: r for r in map(orjson.loads, b"".join(rows).splitlines())}
+    assert sorted(by_line) == [1, 2, 3, 5, 6]
+    assert [by_line[n]["outcome"] for n in (1, 3, 5)] == ["compliant"] * 3
+    for n in (2, 6):
+        problem = by_line[n]["problem"]
+        assert by_line[n]["outcome"] == "rejected" and problem["status"] == 413
+        assert problem["type"] == "urn:bjaudit:problem:batch-line-too-long"
+        assert problem["detail"] == (
+            f"Line {n} is {len(long_line)} bytes, over the limit of 3000 bytes (BJAUDIT_MAX_BODY_BYTES, the "
+            "single-round limit); this line alone is rejected."
+        )
+    assert count("SELECT count(*) FROM rounds") == 3
