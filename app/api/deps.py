@@ -149,24 +149,48 @@ async def json_body(request: Request) -> bytes:
         headers={"Connection": "close"},
     )
     declared = request.headers.get("content-length")
+    timeout = get_settings(request).body_timeout_seconds
     if declared is not None and declared.isdigit() and int(declared) > limit:
+        if int(declared) <= DRAIN_BYTES:
+            await _drain(request, timeout)
         raise too_large
     chunks: list[bytes] = []
     size = 0
-    timeout = get_settings(request).body_timeout_seconds
     try:
         with anyio.fail_after(timeout):
             async for chunk in request.stream():
                 size += len(chunk)
-                if size > limit:
+                if size > DRAIN_BYTES:
                     raise too_large
-                chunks.append(chunk)
+                if size > limit:
+                    chunks.clear()  # read on (and drop) to the end, or DRAIN_BYTES: see there
+                else:
+                    chunks.append(chunk)
     except TimeoutError:
+        if size > limit:
+            raise too_large from None
         raise RequestTimeout(
             f"The body did not arrive within {timeout:g} s ({size} bytes came); send it whole, at once.",
             headers={"Connection": "close"},
         ) from None
+    if size > limit:
+        raise too_large
     return b"".join(chunks)
+
+
+DRAIN_BYTES = 64 << 20
+"""An oversized body up to this size is read (and dropped) before the 413 is sent: a server that closes a connection
+with unread data resets it, and a client still sending may never read the answer. Beyond it, the answer goes at
+once and the connection is closed."""
+
+
+async def _drain(request: Request, timeout: float) -> None:
+    read = 0
+    with anyio.move_on_after(timeout):
+        async for chunk in request.stream():
+            read += len(chunk)
+            if read > DRAIN_BYTES:
+                return
 
 
 JsonBody = Annotated[bytes, Depends(json_body)]
