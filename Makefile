@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch worker openapi migrate clean install mutation
+.PHONY: run test lint typecheck bench bench-http bench-batch profile worker openapi migrate clean install mutation
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ typecheck: $(STAMP)
 ## Rounds audited per second on one core, against parsing and validating the same rounds
 bench: $(STAMP)
 	$(PY) -m bench.audit_throughput
+
+## Where the time of a round goes (cProfile over read + audit + encode): docs/performance.md
+profile: $(STAMP)
+	$(PY) -m bench.profile_round
 
 ## The HTTP service on PostgreSQL under load (concurrency 1, 16, 64), beside a trivial endpoint
 bench-http: $(STAMP)

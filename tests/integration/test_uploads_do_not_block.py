@@ -52,7 +52,7 @@ def test_sqlite_writes_go_on_while_an_upload_stalls_half_way(tmp_path: Path) -> 
             assert (
                 _count(url, "SELECT count(*) FROM batches WHERE received_at IS NULL") == 1
             )  # still arriving
-            started = time.monotonic()
+            # Blocked, they would be answered 503 after BJAUDIT_DB_TIMEOUT_SECONDS: the status is the proof.
             r = httpx.post(base + "/v1/rounds", content=dumps(docs[-1]), headers=JSON, timeout=30)
             assert r.status_code == 201, r.text
             reg = httpx.put(
@@ -65,7 +65,6 @@ def test_sqlite_writes_go_on_while_an_upload_stalls_half_way(tmp_path: Path) -> 
                 timeout=30,
             )
             assert reg.status_code == 201, reg.text
-            assert time.monotonic() - started < 3
         finally:
             upload.close()  # the client goes away: the upload fails
         deadline = time.monotonic() + 20

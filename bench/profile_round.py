@@ -1,0 +1,82 @@
+"""Where the time of one round goes: cProfile over what a submission and a batch line do before the database
+(read the record, audit it, encode the result: ``app.usecases.rounds.audit``), on generated rounds.
+
+    python -m bench.profile_round [--rounds 5000] [--top 20] [--seed 7] [--pstats FILE]
+
+Prints the time per round under the profiler, the share of each part of the code (the wire format, the replay,
+the checks by topic, the jurisdictions' rule data, encoding, the rest), and the functions that cost most in
+themselves. The profiler slows Python calls down more than C ones: read the shares, not the microseconds, and
+measure speed with `make bench`. ``--pstats`` keeps the raw profile (for snakeviz or pstats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+from collections import defaultdict
+
+from app.usecases import rounds
+from bench.audit_throughput import make_corpus
+
+# Parts of the code, by the file a function lives in (first match wins).
+PARTS = [
+    ("wire format: pydantic parse + validate", ("app/wire/", "pydantic")),
+    ("replay: the state of play", ("app/domain/replay.py", "app/domain/state.py")),
+    ("checks by topic", ("app/domain/checks/",)),
+    ("engine: findings, results", ("app/domain/",)),
+    ("jurisdictions: rules as data", ("app/jurisdictions/",)),
+    ("use case glue", ("app/usecases/",)),
+    ("encode: orjson", ("orjson",)),
+]
+
+
+def part_of(filename: str, function: str) -> str:
+    where = f"{filename}:{function}"
+    for name, needles in PARTS:
+        if any(n in where for n in needles):
+            return name
+    return "other (builtins, stdlib)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--error-rate", type=float, default=0.1)
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--pstats", metavar="FILE", help="also write the raw profile here")
+    args = ap.parse_args()
+
+    corpus = make_corpus(args.rounds, args.seed, args.error_rate)
+    for record in corpus[:200]:  # warm up (imports, caches)
+        rounds.audit(record)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for record in corpus:
+        rounds.audit(record)
+    profiler.disable()
+    if args.pstats:
+        profiler.dump_stats(args.pstats)
+
+    stats = pstats.Stats(profiler)
+    entries = stats.stats  # type: ignore[attr-defined]
+    n = len(corpus)
+    total = sum(tt for (_, _, tt, _, _) in entries.values())
+    by_part: dict[str, float] = defaultdict(float)
+    for (filename, _, function), (_, _, tt, _, _) in entries.items():
+        by_part[part_of(filename, function)] += tt
+    print(f"{n} rounds through app.usecases.rounds.audit: {total / n * 1e6:.1f} us/round under the profiler")
+    print(f"\n{'part of the code':<42}{'share':>8}{'us/round':>10}")
+    for name, tt in sorted(by_part.items(), key=lambda kv: -kv[1]):
+        print(f"{name:<42}{tt / total:>8.1%}{tt / n * 1e6:>10.1f}")
+    print(f"\n{'function (time in itself)':<72}{'calls/round':>12}{'share':>8}")
+    ranked = sorted(entries.items(), key=lambda kv: -kv[1][2])[: args.top]
+    for (filename, line, function), (_, ncalls, tt, _, _) in ranked:
+        short = filename.split("site-packages/")[-1].split("/work/main/")[-1]
+        label = f"{short}:{line} {function}"
+        print(f"{label[-71:]:<72}{ncalls / n:>12.1f}{tt / total:>8.1%}")
+
+
+if __name__ == "__main__":
+    main()
