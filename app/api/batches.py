@@ -257,6 +257,7 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
             ratio=settings.batch_max_ratio,
             lines=settings.batch_max_lines,
         ),
+        alive_every=settings.upload_idle_seconds / 2,
     )
     run = anyio.to_thread.run_sync
     idle = settings.upload_idle_seconds

@@ -151,7 +151,8 @@ async def json_body(request: Request) -> bytes:
     declared = request.headers.get("content-length")
     timeout = get_settings(request).body_timeout_seconds
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        if int(declared) <= DRAIN_BYTES:
+        # Drained only if the client is sending it anyway: one that waits for "100 Continue" has sent nothing.
+        if int(declared) <= DRAIN_BYTES and "100-continue" not in request.headers.get("expect", "").lower():
             await _drain(request, timeout)
         raise too_large
     chunks: list[bytes] = []

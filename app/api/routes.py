@@ -352,7 +352,11 @@ async def readyz(request: Request) -> Response:
     try:
         with anyio.fail_after(settings.db_timeout_seconds):
             current, workers = await anyio.to_thread.run_sync(
-                _readiness, get_database(request), settings, abandon_on_cancel=True
+                _readiness,
+                get_database(request),
+                settings,
+                request.app.state.migration_heads,
+                abandon_on_cancel=True,
             )
     except TimeoutError:
         return unavailable(
@@ -377,12 +381,15 @@ async def readyz(request: Request) -> Response:
     return Response(orjson.dumps(body), media_type=JSON)
 
 
-def _readiness(db: Database, settings: Settings) -> tuple[frozenset[str], int | None]:
-    """The schema's revisions, and the batch workers alive (None when the service audits batches itself)."""
+def _readiness(
+    db: Database, settings: Settings, heads: frozenset[str] | None
+) -> tuple[frozenset[str], int | None]:
+    """The schema's revisions, and the batch workers alive (None when the service audits batches itself, or the
+    schema is not at head: the queue's tables may not be there)."""
     with db.engine.connect() as conn:
         conn.execute(text("SELECT 1"))
         current = migrate.current_revisions(conn)
-    if not settings.uses_queue():
+    if not settings.uses_queue() or current != heads:
         return current, None
     from app.usecases.batch_queue import live_workers
 

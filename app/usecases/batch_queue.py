@@ -189,6 +189,8 @@ async def _rescue(app: procrastinate.App, db: Database, stalled_seconds: float) 
             await requeue_lost(app, db, stalled_seconds)
         except TRANSIENT as exc:
             log.debug("could not look for lost chunks: %s", exc)
+        except Exception:  # noqa: BLE001 - anything else: said, and the rescue goes on
+            log.exception("could not look for lost chunks")
 
 
 async def _run_once(
@@ -238,8 +240,16 @@ async def supervise(
     loop = asyncio.get_running_loop()
     signals = (signal.SIGINT, signal.SIGTERM) if stop is None else ()
     stop = stop or asyncio.Event()
+
+    def on_signal() -> None:
+        # The first signal asks for a clean stop (running chunks finish); the handlers go with it, so that a second
+        # one ends the process at once (a chunk that hangs must not make the worker unstoppable).
+        stop.set()
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
     for sig in signals:
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal)
     _worker_db = db = Database.from_settings(settings, pre_ping=True)
     app = make_app(settings)
     options = {"concurrency": concurrency or settings.batch_worker_concurrency, **options}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 import time
 import uuid
@@ -66,6 +67,11 @@ class LineTooLong(ServiceError):
 
 TOO_LONG = b"\x00line-too-long:"
 """Stored in a chunk in place of a line over the line limit (which is not kept): no line of JSON starts with NUL."""
+
+
+# A client's own line that happens to look like the marker is either this exact shape (and rejected, as it would
+# be anyway: no JSON starts with NUL) or audited as the line it is.
+_TOO_LONG_RE = re.compile(re.escape(TOO_LONG) + rb"(\d{1,20}):(\d{1,20})")
 
 
 def _too_long(size: int, limit: int) -> bytes:
@@ -156,9 +162,14 @@ class BatchWriter:
         chunk_lines: int,
         max_line_bytes: int,
         limits: UploadLimits | None = None,
+        alive_every: float = 30.0,
     ) -> None:
         self.db = db
         self.limits = limits or UploadLimits()
+        self.alive_every = alive_every
+        """Seconds between marks of life (``updated_at``) while data keeps coming, chunk or not: a sweep must never
+        take a slow but live upload for dead."""
+        self._alive_at = time.monotonic()
         self.source = source
         self.batch_id = uuid.uuid4().hex
         self.chunk_lines = chunk_lines
@@ -204,6 +215,22 @@ class BatchWriter:
             )
         self._started = True
 
+    def _touch(self, conn: Any, **values: Any) -> None:
+        """Update the batch row while it is still arriving; a batch swept meanwhile (taken for dead and failed) ends
+        this upload: nothing of it is accepted."""
+        done = conn.execute(
+            update(B)
+            .where(B.c.id == self.batch_id, B.c.state == "queued", B.c.received_at.is_(None))
+            .values(updated_at=_now(), **values)
+        )
+        if done.rowcount != 1:
+            raise UploadIncomplete(
+                "The upload was taken for dead (no sign of life for too long) and failed; nothing of it was "
+                "accepted; send the whole file again.",
+                extra={"batch_id": self.batch_id},
+            )
+        self._alive_at = time.monotonic()
+
     def _discard(self) -> None:
         """Remove what this upload stored (its chunks, and the batch row unless ``keep_row``)."""
         if not self._started:
@@ -217,6 +244,9 @@ class BatchWriter:
 
     def feed(self, data: bytes) -> None:
         self.bytes_received += len(data)
+        if self._started and time.monotonic() - self._alive_at > self.alive_every:
+            with self.db.engine.begin() as conn:
+                self._touch(conn)
         if self.bytes_received > self.limits.upload_bytes:
             raise self._too_large(
                 f"over {self.limits.upload_bytes} bytes as sent", "BJAUDIT_BATCH_MAX_UPLOAD_BYTES"
@@ -316,14 +346,10 @@ class BatchWriter:
                         conflicts=0,
                     )
                 )
-                conn.execute(
-                    update(B)
-                    .where(B.c.id == self.batch_id)
-                    .values(
-                        lines_received=self.lines_received + self._nonblank,
-                        bytes_received=self.content_bytes,
-                        updated_at=_now(),
-                    )
+                self._touch(
+                    conn,
+                    lines_received=self.lines_received + self._nonblank,
+                    bytes_received=self.content_bytes,
                 )
             self._chunk_no += 1
             self.lines_received += self._nonblank
@@ -353,17 +379,13 @@ class BatchWriter:
             if existing is None:
                 try:
                     with conn.begin_nested():
-                        conn.execute(
-                            update(B)
-                            .where(B.c.id == self.batch_id)
-                            .values(
-                                content_sha256=digest,
-                                lines_received=self.lines_received,
-                                bytes_received=self.content_bytes,
-                                chunk_count=self._chunk_no,
-                                received_at=_now(),
-                                updated_at=_now(),
-                            )
+                        self._touch(
+                            conn,
+                            content_sha256=digest,
+                            lines_received=self.lines_received,
+                            bytes_received=self.content_bytes,
+                            chunk_count=self._chunk_no,
+                            received_at=_now(),
                         )
                 except IntegrityError:  # a concurrent upload of the same content was received first
                     existing = conn.execute(same_content).one()
@@ -499,8 +521,9 @@ def audit_lines(
     for i, raw in enumerate(chunk.split(b"\n")):
         if not raw.strip():
             continue
-        if raw.startswith(TOO_LONG):  # rejected alone, as the single-round API refuses such a body (413)
-            size, limit = (int(n) for n in raw.removeprefix(TOO_LONG).split(b":"))
+        too_long = _TOO_LONG_RE.fullmatch(raw) if raw.startswith(TOO_LONG) else None
+        if too_long is not None:  # rejected alone, as the single-round API refuses such a body (413)
+            size, limit = int(too_long[1]), int(too_long[2])
             yield (
                 first_line + i,
                 b"",
@@ -533,7 +556,12 @@ def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
         ).one_or_none()
         if chunk is None or chunk.done_at is not None:
             return False
-        source = s.execute(select(B.c.source).where(B.c.id == batch_id)).scalar_one()
+        batch = s.execute(select(B.c.source, B.c.state, B.c.received_at).where(B.c.id == batch_id)).one()
+        if (
+            batch.state != "queued" or batch.received_at is None
+        ):  # failed, or still arriving: not ours to audit
+            return False
+        source = batch.source
         started = _now()
         _store_chunk(s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started)
     return True

@@ -397,3 +397,60 @@ def test_a_line_over_the_limit_is_rejected_alone(
             "single-round limit); this line alone is rejected."
         )
     assert count("SELECT count(*) FROM rounds") == 3
+
+
+def test_a_line_that_looks_like_the_too_long_marker_is_only_a_bad_line(
+    settings: Settings, count: Callable[[str], int]
+) -> None:
+    db = Database.from_settings(settings)
+    docs = [dumps(d) for d in legal_rounds(2, seed=14)]
+    try:
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=10, max_line_bytes=10_000)
+        w.feed(b"\n".join([docs[0], batches.TOO_LONG + b"oops", docs[1]]) + b"\n")
+        outcome = w.finish(None)
+        assert [batches.process_chunk(db, outcome.batch_id, c) for c in outcome.chunks] == [True]
+        rows = [
+            orjson.loads(x) for x in b"".join(batches.iter_results(db, outcome.batch_id, None)).splitlines()
+        ]
+    finally:
+        db.dispose()
+    assert [r["outcome"] for r in rows] == ["compliant", "rejected", "compliant"]
+    assert rows[1]["problem"]["type"] == "urn:bjaudit:problem:round-invalid"  # malformed JSON, as it is
+
+
+def test_a_live_upload_is_never_swept_and_a_swept_one_accepts_nothing_more(
+    settings: Settings, count: Callable[[str], int]
+) -> None:
+    db = Database.from_settings(settings)
+    docs = [dumps(d) for d in legal_rounds(8, seed=15)]
+    old = datetime.now(UTC) - timedelta(seconds=600)
+
+    def age_all() -> None:
+        with db.engine.begin() as conn:
+            conn.execute(text("UPDATE batches SET updated_at = :t"), {"t": old})
+
+    try:
+        # Alive: data keeps coming (no chunk needed), so its mark of life is renewed and a sweep leaves it.
+        live = batches.BatchWriter(
+            db, "default", gzipped=False, chunk_lines=2, max_line_bytes=10_000, alive_every=0
+        )
+        live.feed(ndjson(docs[:2]))  # one chunk stored: the batch row exists
+        age_all()
+        live.feed(docs[2][:10])  # a piece of a line: no chunk, but a sign of life
+        with db.session() as s:
+            assert batches.sweep_stale_uploads(s, idle_seconds=60) == 0
+        live.feed(docs[2][10:] + b"\n" + docs[3] + b"\n")
+        assert live.finish(None).created
+        # Dead (swept while its client went on): what it stored is gone, and nothing more of it is accepted.
+        dead = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=2, max_line_bytes=10_000)
+        dead.feed(ndjson(docs[4:6]))
+        age_all()
+        with db.session() as s:
+            assert batches.sweep_stale_uploads(s, idle_seconds=60) == 1
+        with pytest.raises(batches.UploadIncomplete):
+            dead.feed(ndjson(docs[6:8]))  # its next chunk finds the batch failed
+        with db.session() as s:
+            assert batches.batch_status(s, dead.batch_id)["state"] == "failed"
+        assert count(f"SELECT count(*) FROM batch_chunks WHERE batch_id = '{dead.batch_id}'") == 0
+    finally:
+        db.dispose()
