@@ -12,7 +12,6 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+
+from tests.live_service import free_port
 
 
 def _bindir() -> Path | None:
@@ -37,12 +38,6 @@ def _bindir() -> Path | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class ThrowawayPostgres:
     def __init__(self) -> None:
         bindir = _bindir()
@@ -55,7 +50,7 @@ class ThrowawayPostgres:
         self.root = Path(tempfile.mkdtemp(prefix="bjaudit-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "server.log"
-        self.port = _free_port()
+        self.port = free_port()
         self._as_postgres = os.geteuid() == 0
         if self._as_postgres:
             shutil.chown(self.root, "postgres", "postgres")

@@ -150,10 +150,10 @@ async def json_body(request: Request) -> bytes:
     )
     declared = request.headers.get("content-length")
     timeout = get_settings(request).body_timeout_seconds
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        # Drained only if the client is sending it anyway: one that waits for "100 Continue" has sent nothing.
-        if int(declared) <= DRAIN_BYTES and "100-continue" not in request.headers.get("expect", "").lower():
-            await _drain(request, timeout)
+    # An oversized body is answered at once when it is too big to drain or not sent yet (the client waits for
+    # "100 Continue"); otherwise it is read (and dropped) below, like one without a Content-Length.
+    waits = "100-continue" in request.headers.get("expect", "").lower()
+    if declared is not None and declared.isdigit() and int(declared) > (limit if waits else DRAIN_BYTES):
         raise too_large
     chunks: list[bytes] = []
     size = 0
@@ -183,15 +183,6 @@ DRAIN_BYTES = 64 << 20
 """An oversized body up to this size is read (and dropped) before the 413 is sent: a server that closes a connection
 with unread data resets it, and a client still sending may never read the answer. Beyond it, the answer goes at
 once and the connection is closed."""
-
-
-async def _drain(request: Request, timeout: float) -> None:
-    read = 0
-    with anyio.move_on_after(timeout):
-        async for chunk in request.stream():
-            read += len(chunk)
-            if read > DRAIN_BYTES:
-                return
 
 
 JsonBody = Annotated[bytes, Depends(json_body)]

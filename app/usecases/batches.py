@@ -864,7 +864,7 @@ def pending_chunks(session: Session, batch_id: str | None = None) -> list[tuple[
 
 
 def _iso(ts: datetime | None) -> str | None:
-    return None if ts is None else ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return None if ts is None else round_cases.iso_utc(ts)
 
 
 def batch_status(session: Session, batch_id: str) -> dict[str, Any]:

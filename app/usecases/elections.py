@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.store import elections as elections_repo
 from app.usecases.errors import ElectionsConflict, ElectionsInvalid
+from app.usecases.rounds import iso_utc
 from app.wire.elections import RegistrationInvalid, parse_registration
 
 # --- table elections --------------------------------------------------------------------------------------------
@@ -45,14 +46,10 @@ def _registration(row: Any) -> dict[str, Any]:
         "source": row.source,
         "jurisdiction": row.jurisdiction,
         "table_id": row.table_id,
-        "effective_from": _iso(row.effective_from),
+        "effective_from": iso_utc(row.effective_from),
         "rules": orjson.Fragment(row.rules.encode()),
-        "created_at": _iso(row.created_at),
+        "created_at": iso_utc(row.created_at),
     }
-
-
-def _iso(ts: datetime) -> str:
-    return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def register_elections(session: Session, table_id: str, body: bytes, source: str) -> Registered:
@@ -87,7 +84,7 @@ def register_elections(session: Session, table_id: str, body: bytes, source: str
     if pk is None and row.rules != rules_json:
         raise ElectionsConflict(
             f"Table {table_id!r} ({jurisdiction}) already has other elections registered by {source!r} from "
-            f"{_iso(effective_from)}; nothing was changed. Register the new elections from a later time.",
+            f"{iso_utc(effective_from)}; nothing was changed. Register the new elections from a later time.",
             extra={"stored_rules": orjson.loads(row.rules), "rules": rules},
         )
     return Registered(pk is not None, jurisdiction, orjson.dumps(_registration(row)))

@@ -252,7 +252,8 @@ def _record_json(record: bytes) -> orjson.Fragment | Any:
     return orjson.Fragment(record)
 
 
-def _iso(ts: datetime) -> str:
+def iso_utc(ts: datetime) -> str:
+    """A stored timestamp as the API writes it: RFC 3339 in UTC, with ``Z``."""
     return ts.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
@@ -297,8 +298,8 @@ def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None) -> byt
             "source": row.source,
             "jurisdiction": row.jurisdiction,
             "table_id": row.table_id,
-            "played_at": _iso(row.played_at),
-            "received_at": _iso(row.received_at),
+            "played_at": iso_utc(row.played_at),
+            "received_at": iso_utc(row.received_at),
             "record_sha256": row.record_sha256,
             "record": _record_json(row.record),
             "audit": orjson.Fragment(row.audit.encode()),
@@ -363,8 +364,8 @@ def search_rounds(session: Session, q: repo.Search, limit: int, cursor: str | No
             "source": r.source,
             "jurisdiction": r.jurisdiction,
             "table_id": r.table_id,
-            "played_at": _iso(r.played_at),
-            "received_at": _iso(r.received_at),
+            "played_at": iso_utc(r.played_at),
+            "received_at": iso_utc(r.received_at),
             "verdict": r.verdict,
             "ruleset": r.ruleset,
             "engine_version": r.engine_version,

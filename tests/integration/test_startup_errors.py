@@ -4,7 +4,6 @@ traceback): a database that does not exist, a port nothing listens on, a SQLite 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,12 +13,13 @@ from sqlalchemy.engine import make_url
 
 from app.config import sqlalchemy_url
 from tests.integration.conftest import postgres_admin_url
+from tests.live_service import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(command: str, database_url: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DATABASE_URL": database_url, "BJAUDIT_PORT": str(_closed_port())}
+    env = {**os.environ, "DATABASE_URL": database_url, "BJAUDIT_PORT": str(free_port())}
     return subprocess.run(
         [sys.executable, "-m", "app.cli", command],
         cwd=ROOT,
@@ -28,12 +28,6 @@ def _run(command: str, database_url: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=60,
     )
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _last_line(err: str) -> str:
@@ -56,7 +50,7 @@ def test_a_database_that_does_not_exist(command: str) -> None:
 
 
 def test_a_port_nothing_listens_on() -> None:
-    port = _closed_port()
+    port = free_port()
     done = _run("serve", f"postgresql://postgres@127.0.0.1:{port}/bjaudit")
     assert done.returncode == 2
     assert _last_line(done.stderr) == (
