@@ -27,6 +27,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -95,6 +96,8 @@ class RoundRow(Base):
     ruleset: Mapped[str] = mapped_column(Text)
     engine_version: Mapped[str] = mapped_column(String(64))
     elections_source: Mapped[str] = mapped_column(String(16))
+    elections_id: Mapped[int | None] = mapped_column(BigId)
+    """The table_elections registration the round was audited by (elections_source 'registered'), else NULL."""
     finding_count: Mapped[int] = mapped_column(Integer)
     audit: Mapped[str] = mapped_column(Text)
     """The audit result as returned to the submitter (JSON text)."""
@@ -212,22 +215,60 @@ class BatchResultRow(Base):
 
 class TableElectionsRow(Base):
     """Rule elections registered for a table by a table system, in force from ``effective_from`` until the next
-    registration's. A round without ``table.rules`` is audited by the registration with the greatest
-    ``effective_from`` at or before its ``played_at`` (the unique constraint's index serves that lookup)."""
+    registration's: an append-only, attributed history. A correction is a new row that ``supersedes`` the one in
+    force at the same ``effective_from``; the registration in force is the one no other supersedes. A round without
+    ``table.rules`` is audited by the registration in force with the greatest ``effective_from`` at or before its
+    ``played_at``."""
 
     __tablename__ = "table_elections"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     source: Mapped[str] = mapped_column(String(128))
-    """The table system that registered them (X-Bjaudit-Source, or the configured default), as for rounds."""
+    """The table system the elections are for (the registering key's source)."""
     jurisdiction: Mapped[str] = mapped_column(String(16))
     table_id: Mapped[str] = mapped_column(Text)
     effective_from: Mapped[datetime] = mapped_column(UTCDateTime)
     rules: Mapped[str] = mapped_column(Text)
     """The elections as validated (``table.rules`` of round-v1 section 3), JSON text with sorted keys."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    reason: Mapped[str] = mapped_column(Text, server_default="")
+    """Why the registration was made (given by the registrant; empty for registrations made before it was asked)."""
+    registered_by: Mapped[str | None] = mapped_column(Text)
+    """Who made it: the API key (``key_id`` and label), or the CLI user."""
+    supersedes_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("table_elections.id"), unique=True)
+    """The registration this one corrects (same table and effective_from), or NULL for an original."""
 
-    __table_args__ = (UniqueConstraint("source", "jurisdiction", "table_id", "effective_from"),)
+    __table_args__ = (
+        Index(
+            "uq_table_elections_original",
+            "source",
+            "jurisdiction",
+            "table_id",
+            "effective_from",
+            unique=True,
+            postgresql_where=text("supersedes_id IS NULL"),
+            sqlite_where=text("supersedes_id IS NULL"),
+        ),
+        Index(None, "source", "jurisdiction", "table_id", "effective_from"),
+    )
+
+
+class ApiKeyRow(Base):
+    """A client allowed in: bound to one source (NULL: every source) and to scopes. Only the SHA-256 of the
+    secret is kept; ``key_id`` is the public part of the key, by which it is found, listed and revoked."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    key_id: Mapped[str] = mapped_column(String(32), unique=True)
+    secret_sha256: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str | None] = mapped_column(String(128))
+    scopes: Mapped[str] = mapped_column(Text)
+    """Space-separated, sorted: ``admin read submit``."""
+    label: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_by: Mapped[str | None] = mapped_column(Text)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 rounds_table = cast(Table, RoundRow.__table__)
@@ -236,6 +277,7 @@ batches_table = cast(Table, BatchRow.__table__)
 batch_chunks_table = cast(Table, BatchChunkRow.__table__)
 batch_results_table = cast(Table, BatchResultRow.__table__)
 table_elections_table = cast(Table, TableElectionsRow.__table__)
+api_keys_table = cast(Table, ApiKeyRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -253,6 +295,8 @@ __all__: list[Any] = [
     "batch_results_table",
     "TableElectionsRow",
     "table_elections_table",
+    "ApiKeyRow",
+    "api_keys_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]
