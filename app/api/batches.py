@@ -24,7 +24,8 @@ from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from app.api import schemas
-from app.api.deps import SourceDep, UnitOfWorkDep, get_database, get_settings
+from app.api.auth import Submitter, SubmitterOrReader
+from app.api.deps import UnitOfWorkDep, get_database, get_settings
 from app.api.problems import RequestTimeout, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database
@@ -225,7 +226,7 @@ def _refuse_undeclared_gzip(head: bytearray, encoding: str) -> None:
     },
     openapi_extra=UPLOAD_BODY,
 )
-async def upload_batch(request: Request, source: SourceDep) -> Response:
+async def upload_batch(request: Request, who: Submitter) -> Response:
     """Upload rounds as NDJSON (a day of them); answered once the whole file is safely stored."""
     settings = get_settings(request)
     if not _is_ndjson(request.headers.get("content-type")):
@@ -247,7 +248,7 @@ async def upload_batch(request: Request, source: SourceDep) -> Response:
     await anyio.to_thread.run_sync(_sweep, settings, get_database(request))
     writer = batches.BatchWriter(
         get_database(request),
-        source,
+        who.writes(None),
         gzipped=encoding != "identity",
         chunk_lines=settings.batch_chunk_lines,
         max_line_bytes=settings.max_body_bytes,
@@ -342,9 +343,11 @@ BatchId = Annotated[
 
 
 @router.get("/batches/{batch_id}", response_model=BatchStatus, responses=_problems(404, 500, 503))
-async def get_batch(batch_id: BatchId, request: Request, uow: UnitOfWorkDep) -> Response:
+async def get_batch(
+    batch_id: BatchId, request: Request, uow: UnitOfWorkDep, who: SubmitterOrReader
+) -> Response:
     """A batch's state and progress: counts by outcome, elapsed time, rate."""
-    status = await uow.read(batches.batch_status, batch_id)
+    status = await uow.read(batches.batch_status, batch_id, who.source)
     status["workers_alive"] = status["stalled"] = None
     settings: Settings = request.app.state.settings
     if settings.uses_queue():
@@ -375,6 +378,7 @@ async def get_batch_results(
     batch_id: BatchId,
     request: Request,
     uow: UnitOfWorkDep,
+    who: SubmitterOrReader,
     only: Annotated[
         Literal["findings", "rejected"] | None,
         Query(
@@ -383,5 +387,5 @@ async def get_batch_results(
     ] = None,
 ) -> StreamingResponse:
     """The per-line results as NDJSON, streamed in line order."""
-    await uow.read(batches.check_batch, batch_id)
+    await uow.read(batches.check_batch, batch_id, who.source)
     return StreamingResponse(batches.iter_results(get_database(request), batch_id, only), media_type=NDJSON)

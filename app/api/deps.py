@@ -11,7 +11,7 @@ from typing import Annotated, Any, TypeVar
 import anyio
 import anyio.to_thread
 from anyio import CapacityLimiter
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -186,23 +186,6 @@ once and the connection is closed."""
 
 
 JsonBody = Annotated[bytes, Depends(json_body)]
-
-
-async def get_source(
-    request: Request,
-    x_bjaudit_source: Annotated[
-        str | None,
-        Header(
-            pattern=SOURCE_PATTERN,
-            description="The submitting table system (1-128 of A-Z a-z 0-9 . _ : -). Round IDs are unique per "
-            "source and jurisdiction. Defaults to the configured BJAUDIT_DEFAULT_SOURCE.",
-        ),
-    ] = None,
-) -> str:
-    return x_bjaudit_source or get_settings(request).default_source
-
-
-SourceDep = Annotated[str, Depends(get_source)]
 
 
 # --- unknown query parameters ------------------------------------------------------------------------------------

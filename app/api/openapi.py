@@ -11,6 +11,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from app.api.auth import PUBLIC
 from app.api.problems import PROBLEM_JSON
 from app.wire.elections import ElectionsRegistration
 from app.wire.schema import RoundModel
@@ -60,8 +61,19 @@ def build(app: FastAPI) -> dict[str, Any]:
             schemas[name] = sub
         schemas[model.__name__] = body_schema
 
+    doc["components"]["securitySchemes"] = {
+        "apiKey": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key, `bja_<key_id>_<secret>` (`bjaudit keys create`; `bjaudit serve` prints the "
+            "first one on a new database).",
+        }
+    }
     for path, ops in doc["paths"].items():
         for method, op in ops.items():
+            scopes = op.get("x-bjaudit-scopes")
+            if scopes:
+                op["responses"].update(_access_answers(scopes))
             for status, resp in op.get("responses", {}).items():
                 content = resp.get("content", {})
                 if status[0] in "45" and "application/json" in content:
@@ -72,6 +84,22 @@ def build(app: FastAPI) -> dict[str, Any]:
                 if headers:
                     resp.setdefault("headers", {}).update(headers)
     return doc
+
+
+def _access_answers(scopes: list[str]) -> dict[str, Any]:
+    problem = {"application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    return {
+        "401": {"description": "No valid API key (missing, unknown or revoked).", "content": problem},
+        "403": {
+            "description": f"The key lacks the scope ({' or '.join(scopes)}), or the data is another source's.",
+            "content": problem,
+        },
+        "429": {
+            "description": "Over the key's rate limit (BJAUDIT_RATE_LIMIT); retry after `Retry-After` seconds.",
+            "content": problem,
+            "headers": dict(_RETRY_AFTER),
+        },
+    }
 
 
 DOCS_ASSETS = "/docs/assets"
@@ -103,4 +131,6 @@ def _install_docs(app: FastAPI) -> None:
             swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
         )
 
-    app.add_api_route("/docs", docs, include_in_schema=False, response_class=HTMLResponse)
+    app.add_api_route(
+        "/docs", docs, include_in_schema=False, response_class=HTMLResponse, dependencies=[PUBLIC]
+    )

@@ -16,11 +16,11 @@ from fastapi.responses import Response
 from sqlalchemy import text
 
 from app.api import schemas
+from app.api.auth import PUBLIC, Admin, Reader, Submitter
 from app.api.deps import (
     SOURCE_PATTERN,
     JsonBody,
     SingleRoundsDep,
-    SourceDep,
     UnitOfWorkDep,
     get_database,
 )
@@ -80,8 +80,9 @@ health = APIRouter(tags=["health"])
     },
     openapi_extra=ROUND_BODY,
 )
-async def submit_round(body: JsonBody, single: SingleRoundsDep, source: SourceDep) -> Response:
+async def submit_round(body: JsonBody, single: SingleRoundsDep, who: Submitter) -> Response:
     """Audit a round and store the record and its audit; the same record again answers the stored audit."""
+    source = who.writes(None)
     outcome = await single.submit(body, source)
     location = f"/v1/rounds/{quote(outcome.round_id, safe='')}?" + urlencode(
         {"source": source, "jurisdiction": outcome.jurisdiction}
@@ -142,6 +143,7 @@ def _rule(value: str | None) -> str | None:
 )
 async def search_rounds(
     uow: UnitOfWorkDep,
+    who: Reader,
     table: Annotated[str | None, Query(description="Table id.")] = None,
     played_from: Annotated[
         str | None, Query(alias="from", description="Played at or after. " + _WHEN)
@@ -157,7 +159,12 @@ async def search_rounds(
     verdict: Annotated[Verdict | None, Query()] = None,
     jurisdiction: Annotated[str | None, Query()] = None,
     source: Annotated[
-        str | None, Query(pattern=SOURCE_PATTERN, description="Submitting table system.")
+        str | None,
+        Query(
+            pattern=SOURCE_PATTERN,
+            description="Submitting table system (a key of one source reads only its own; a key of every source "
+            "reads all, or the one named).",
+        ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     cursor: Annotated[
@@ -170,13 +177,21 @@ async def search_rounds(
         rule=_rule(rule),
         verdict=verdict,
         jurisdiction=jurisdiction,
-        source=source,
+        source=who.reads(source),
         played_from=_instant(played_from, "from"),
         played_to=_instant(played_to, "to"),
     )
     return Response(await uow.read(round_cases.search_rounds, q, limit, cursor), media_type=JSON)
 
 
+SourceParam = Annotated[
+    str | None,
+    Query(
+        pattern=SOURCE_PATTERN,
+        description="The source: a key of one source acts only for its own (which is the default); a key of every "
+        "source names the one it acts for.",
+    ),
+]
 SourceQuery = Annotated[
     str | None, Query(pattern=SOURCE_PATTERN, description="The submitter, if several stored this round_id.")
 ]
@@ -202,11 +217,12 @@ RoundId = Annotated[
 async def get_round(
     round_id: RoundId,
     single: SingleRoundsDep,
+    who: Reader,
     source: SourceQuery = None,
     jurisdiction: JurisdictionQuery = None,
 ) -> Response:
     """The auditor's lookup: the record as received, its audit, and each cited rule's title, citation, paraphrase."""
-    return Response(await single.lookup(round_id, source, jurisdiction), media_type=JSON)
+    return Response(await single.lookup(round_id, who.reads(source), jurisdiction), media_type=JSON)
 
 
 @rounds.get(
@@ -221,10 +237,14 @@ async def get_round(
     },
 )
 async def get_record(
-    round_id: RoundId, uow: UnitOfWorkDep, source: SourceQuery = None, jurisdiction: JurisdictionQuery = None
+    round_id: RoundId,
+    uow: UnitOfWorkDep,
+    who: Reader,
+    source: SourceQuery = None,
+    jurisdiction: JurisdictionQuery = None,
 ) -> Response:
     """The stored record, byte for byte as it was received."""
-    rec = await uow.read(round_cases.raw_record, round_id, source, jurisdiction)
+    rec = await uow.read(round_cases.raw_record, round_id, who.reads(source), jurisdiction)
     digest = base64.b64encode(bytes.fromhex(rec.sha256)).decode()
     return Response(
         rec.body, media_type=JSON, headers={"ETag": f'"{rec.sha256}"', "Repr-Digest": f"sha-256=:{digest}:"}
@@ -237,10 +257,10 @@ async def get_record(
     responses=_problems(408, 413, 415, 422, 500, 503),
     openapi_extra=ROUND_BODY,
 )
-async def dry_run(body: JsonBody, uow: UnitOfWorkDep, source: SourceDep) -> Response:
+async def dry_run(body: JsonBody, uow: UnitOfWorkDep, who: Submitter) -> Response:
     """Audit a round without storing anything (for integrators testing their feed). A round without
     `table.rules` is audited by the elections its source registered for the table, as a submission would be."""
-    audited = await uow.read(round_cases.dry_run, body, source)
+    audited = await uow.read(round_cases.dry_run, body, who.writes(None))
     return Response(audited.body, media_type=JSON)
 
 
@@ -292,11 +312,14 @@ def _elections_location(table_id: str, jurisdiction: str) -> str:
     openapi_extra=ELECTIONS_BODY,
 )
 async def register_elections(
-    table_id: TableId, body: JsonBody, uow: UnitOfWorkDep, source: SourceDep
+    table_id: TableId, body: JsonBody, uow: UnitOfWorkDep, who: Admin, source: SourceParam = None
 ) -> Response:
-    """Register the table's rule elections from `effective_from` on. Rounds of the table (by this source, in this
-    jurisdiction) sent without `table.rules` are audited by the registration in force at their `played_at`."""
-    outcome = await uow.run(election_cases.register_elections, table_id, body, source)
+    """Register the table's rule elections from `effective_from` on, with a reason; or correct the registration
+    in force at that time (`supersedes`). Rounds of the table (of this source, in this jurisdiction) sent without
+    `table.rules` are audited by the registration in force at their `played_at`. Nothing is ever overwritten."""
+    outcome = await uow.run(
+        election_cases.register_elections, table_id, body, who.writes(source), who.attribution
+    )
     headers = {"Location": _elections_location(table_id, outcome.jurisdiction)}
     if not outcome.created:
         headers["Idempotent-Replayed"] = "true"
@@ -313,18 +336,21 @@ async def register_elections(
 async def list_elections(
     table_id: TableId,
     uow: UnitOfWorkDep,
-    source: SourceDep,
+    who: Reader,
+    source: SourceParam = None,
     jurisdiction: Annotated[
         Literal["US-NJ", "NZ"] | None, Query(description="Only this jurisdiction's registrations.")
     ] = None,
 ) -> Response:
-    """The table's registered elections (of the X-Bjaudit-Source source), newest effective_from first."""
+    """The table's elections history: every registration, who made it and why, corrections and the ones they
+    superseded; newest effective_from first."""
     return Response(
-        await uow.read(election_cases.list_elections, table_id, source, jurisdiction), media_type=JSON
+        await uow.read(election_cases.list_elections, table_id, who.reads(source), jurisdiction),
+        media_type=JSON,
     )
 
 
-@rules.get("/rules", response_model=schemas.Catalogue, responses=_problems(422, 500))
+@rules.get("/rules", response_model=schemas.Catalogue, responses=_problems(422, 500), dependencies=[PUBLIC])
 async def list_rules(
     jurisdiction: Annotated[str | None, Query(description="US-NJ or NZ; all when absent.")] = None,
 ) -> Response:
@@ -337,13 +363,13 @@ def _catalogue(jurisdiction: str | None) -> bytes:
     return orjson.dumps({"rules": round_cases.rules(jurisdiction)})
 
 
-@health.get("/healthz", response_model=schemas.Health)
+@health.get("/healthz", response_model=schemas.Health, dependencies=[PUBLIC])
 async def healthz(request: Request) -> Response:
     """The process is up (no database call)."""
     return Response(orjson.dumps({"status": "ok", "version": request.app.version}), media_type=JSON)
 
 
-@health.get("/readyz", response_model=schemas.Ready, responses=_problems(500, 503))
+@health.get("/readyz", response_model=schemas.Ready, responses=_problems(500, 503), dependencies=[PUBLIC])
 async def readyz(request: Request) -> Response:
     """Ready to serve: the database answers, within the database deadline, and its schema is at the migrations'
     head."""

@@ -49,23 +49,37 @@ class AuditResult(BaseModel):
     )
     elections: dict[str, Any] = Field(default_factory=dict, description="The elections the audit applied.")
     findings: list[Finding]
+    elections_registration: int | None = Field(
+        default=None,
+        description="When elections_source is registered: the id of the registration the audit applied.",
+    )
 
 
 class Registration(BaseModel):
-    """Rule elections registered for a table, in force from effective_from until the table's next registration."""
+    """Rule elections registered for a table, in force from effective_from until the table's next registration
+    (unless a correction supersedes them)."""
 
-    source: str = Field(description="The table system that registered them.")
+    id: int = Field(description="The registration's id: audits by it name it (elections_registration).")
+    source: str = Field(description="The table system the elections are for.")
     jurisdiction: Literal["US-NJ", "NZ"]
     table_id: str
     effective_from: str = Field(description="RFC 3339, UTC.")
     rules: dict[str, Any] = Field(description="The elections (round-v1 section 3), as validated.")
-    created_at: str = Field(description="RFC 3339, UTC: when they were first registered.")
+    reason: str = Field(description="Why they were registered.")
+    registered_by: str | None = Field(description="Who registered them: the API key (id and label).")
+    created_at: str = Field(description="RFC 3339, UTC: when they were registered.")
+    supersedes: int | None = Field(description="The registration this one corrects, if it is a correction.")
+    superseded_by: int | None = Field(
+        default=None, description="The correction that replaced this registration (history only)."
+    )
 
 
 class RegistrationList(BaseModel):
     table_id: str
-    source: str
-    items: list[Registration] = Field(description="Newest effective_from first.")
+    source: str | None = Field(description="The source listed; null: every source's (a key of every source).")
+    items: list[Registration] = Field(
+        description="The history: newest effective_from first, at one effective_from the newest first."
+    )
 
 
 class RuleInfo(BaseModel):

@@ -28,6 +28,8 @@ from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
 
+from app.store import keys as keys_repo
+from app.store import chain
 from app.store.db import DatabaseTimeout
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
@@ -54,31 +56,39 @@ INSERT_ROUND = (
     f"{', '.join(c.name for c in _FINDING_COLUMNS)}) "
     f"SELECT r.id, {', '.join('r.' + c for c in _ROUND_OF_FINDING)}, {', '.join('x.' + c.name for c in _FINDING_COLUMNS)} "
     f"FROM r CROSS JOIN json_to_recordset(%(findings)s::json) AS x("
-    f"{_FINDING_RECORD})) "
+    f"{_FINDING_RECORD})), "
+    f"{chain.PG_APPEND_CTES} "
     "SELECT id FROM r"
 )
-"""The round and its findings (a JSON array of :func:`app.store.rounds.finding_rows`; the round's own columns are
-taken from the inserted round) in one statement; the new round's id, or no row when its key is taken."""
+"""The round, its findings (a JSON array of :func:`app.store.rounds.finding_rows`; the round's own columns are
+taken from the inserted round) and its entry in its source's hash chain (:data:`app.store.chain.PG_APPEND_CTES`) in
+one statement; the new round's id, or no row when its key is taken (then nothing is written)."""
 
 _STORED = (
     f"SELECT id, record_sha256, audit FROM {R.name} WHERE round_id = %s AND source = %s AND jurisdiction = %s"
 )
 _LOOKUP_COLUMNS = (
-    "round_id, source, jurisdiction, table_id, played_at, received_at, record, record_sha256, ruleset, audit"
+    "r.round_id, r.source, r.jurisdiction, r.table_id, r.played_at, r.received_at, r.record, r.record_sha256, "
+    "r.ruleset, r.audit, e.seq AS chain_seq, e.hash AS chain_hash"
 )
 _IN_FORCE = (
-    "SELECT rules FROM table_elections WHERE source = %s AND jurisdiction = %s AND table_id = %s "
-    "AND effective_from <= %s ORDER BY effective_from DESC LIMIT 1"
+    "SELECT id, rules FROM table_elections e WHERE source = %s AND jurisdiction = %s AND table_id = %s "
+    "AND effective_from <= %s AND NOT EXISTS (SELECT 1 FROM table_elections s WHERE s.supersedes_id = e.id) "
+    "ORDER BY effective_from DESC LIMIT 1"
 )
 
 
 def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> str:
-    where = "round_id = %(round_id)s"
+    where = "r.round_id = %(round_id)s"
     if by_source:
-        where += " AND source = %(source)s"
+        where += " AND r.source = %(source)s"
     if by_jurisdiction:
-        where += " AND jurisdiction = %(jurisdiction)s"
-    return f"SELECT {_LOOKUP_COLUMNS} FROM {R.name} WHERE {where} ORDER BY source, jurisdiction LIMIT 10"
+        where += " AND r.jurisdiction = %(jurisdiction)s"
+    return (
+        f"SELECT {_LOOKUP_COLUMNS} FROM {R.name} r "
+        "LEFT JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id "
+        f"WHERE {where} ORDER BY r.source, r.jurisdiction LIMIT 10"
+    )
 
 
 _LOOKUP = {(s, j): _lookup_statement(s, j) for s in (False, True) for j in (False, True)}
@@ -169,9 +179,14 @@ class PgRounds:
     async def insert_round(
         self, values: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]
     ) -> int | None:
-        """Insert a round and its findings; the round's primary key, or ``None`` when (round_id, source,
-        jurisdiction) is already taken (nothing is inserted then). Race-safe: the unique constraint decides."""
-        params = {**values, "findings": orjson.dumps(findings).decode()}
+        """Insert a round and its findings, and append it to its source's chain; the round's primary key, or
+        ``None`` when (round_id, source, jurisdiction) is already taken (nothing is inserted then). Race-safe: the
+        unique constraint decides."""
+        params = {
+            **values,
+            "findings": orjson.dumps(findings).decode(),
+            **chain.pg_append_params(chain.round_content(values)),
+        }
 
         async def work(conn: AsyncConnection[Any]) -> Any:
             return await (await conn.execute(INSERT_ROUND, params)).fetchone()
@@ -199,7 +214,7 @@ class PgRounds:
 
     async def elections_in_force(
         self, source: str, jurisdiction: str, table_id: str, played_at: datetime
-    ) -> str | None:
+    ) -> tuple[int, str] | None:
         """As :func:`app.store.elections.in_force`."""
 
         async def work(conn: AsyncConnection[Any]) -> Any:
@@ -208,4 +223,14 @@ class PgRounds:
             ).fetchone()
 
         row = await self._do(work)
-        return None if row is None else str(row[0])
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    async def find_key(self, key_id: str) -> Any:
+        """As :func:`app.store.keys.find` (the columns the key check needs)."""
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            cur = conn.cursor(row_factory=namedtuple_row)
+            await cur.execute(keys_repo.FIND_SQL, (key_id,))
+            return await cur.fetchone()
+
+        return await self._do(work)

@@ -33,6 +33,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app import metrics
 from app.store import rounds as repo
 from app.store.db import Database
 from app.store.models import batch_chunks_table as C
@@ -489,6 +490,7 @@ def _round_values(line: _Line, source: str, received_at: datetime) -> dict[str, 
         "ruleset": result["ruleset"],
         "engine_version": result["engine_version"],
         "elections_source": result["elections_source"],
+        "elections_id": result.get("elections_registration"),
         "finding_count": len(result.get("findings", ())),
         "audit": line.audited.body.decode(),
     }
@@ -563,13 +565,15 @@ def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
             return False
         source = batch.source
         started = _now()
-        _store_chunk(s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started)
+        stored = _store_chunk(s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started)
+    metrics.audited_all(stored, "batch")  # once committed
     return True
 
 
 def _store_chunk(
     s: Session, batch_id: str, chunk_no: int, first_line: int, data: bytes, source: str, started: datetime
-) -> None:
+) -> list[dict[str, Any]]:
+    """Audit and store a chunk; returns the audit results of the rounds it stored."""
     counts = dict.fromkeys(
         ("compliant", "violations", "unreplayable", "rejected", "duplicates", "conflicts"), 0
     )
@@ -577,6 +581,7 @@ def _store_chunk(
     results: list[tuple[int, str | None, str, str | None, str | None]] = []
     fresh: dict[tuple[str, str], _Line] = {}
     repeats: list[_Line] = []  # a round_id seen earlier in this chunk
+    new: list[dict[str, Any]] = []
     sha256 = hashlib.sha256
     # Registered elections: at most one query per (jurisdiction, table) of the chunk, only for rounds without rules.
     registered = round_cases.cached_registered_elections(s, source)
@@ -607,6 +612,7 @@ def _store_chunk(
         verdict = line.audited.result["verdict"]
         if against_sha is None:
             counts[verdict] += 1
+            new.append(line.audited.result)
             results.append((line.line_no, line.round_id, verdict, verdict, _findings_json(line)))
         elif against_sha == line.sha:
             counts["duplicates"] += 1
@@ -649,6 +655,7 @@ def _store_chunk(
         .where(C.c.batch_id == batch_id, C.c.chunk_no == chunk_no)
         .values(started_at=started, done_at=_now(), **counts)
     )
+    return new
 
 
 def _store_rounds_generic(
@@ -704,6 +711,7 @@ _STAGE_COLUMNS = (
     ("ruleset", "text"),
     ("engine_version", "text"),
     ("elections_source", "text"),
+    ("elections_id", "int8"),
     ("finding_count", "int4"),
     ("audit", "text"),
 )
@@ -803,6 +811,7 @@ def _stage_row(line: _Line) -> tuple[Any, ...]:
         result["ruleset"],
         result["engine_version"],
         result["elections_source"],
+        result.get("elections_registration"),
         len(result.get("findings", ())),
         line.audited.body.decode(),
     )
@@ -867,9 +876,15 @@ def _iso(ts: datetime | None) -> str | None:
     return None if ts is None else round_cases.iso_utc(ts)
 
 
-def batch_status(session: Session, batch_id: str) -> dict[str, Any]:
-    """State and progress of a batch."""
-    b = session.execute(select(B).where(B.c.id == batch_id)).one_or_none()
+def _of_source(batch_id: str, source: str | None) -> Any:
+    """The batch's row filter: the batch, if it is ``source``'s (None: any source's)."""
+    where = B.c.id == batch_id
+    return where if source is None else where & (B.c.source == source)
+
+
+def batch_status(session: Session, batch_id: str, source: str | None = None) -> dict[str, Any]:
+    """State and progress of a batch (of ``source``; None: of any source)."""
+    b = session.execute(select(B).where(_of_source(batch_id, source))).one_or_none()
     if b is None:
         raise BatchNotFound(f"No batch {batch_id!r}.")
     agg = session.execute(
@@ -933,8 +948,9 @@ def batch_status(session: Session, batch_id: str) -> dict[str, Any]:
     }
 
 
-def check_batch(session: Session, batch_id: str) -> None:
-    if session.execute(select(B.c.id).where(B.c.id == batch_id)).one_or_none() is None:
+def check_batch(session: Session, batch_id: str, source: str | None = None) -> None:
+    """:class:`BatchNotFound` unless the batch exists (and is ``source``'s, when given)."""
+    if session.execute(select(B.c.id).where(_of_source(batch_id, source))).one_or_none() is None:
         raise BatchNotFound(f"No batch {batch_id!r}.")
 
 

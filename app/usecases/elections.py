@@ -43,54 +43,86 @@ def _check_table_id(table_id: str) -> None:
 
 def _registration(row: Any) -> dict[str, Any]:
     return {
+        "id": row.id,
         "source": row.source,
         "jurisdiction": row.jurisdiction,
         "table_id": row.table_id,
         "effective_from": iso_utc(row.effective_from),
         "rules": orjson.Fragment(row.rules.encode()),
+        "reason": row.reason,
+        "registered_by": row.registered_by,
         "created_at": iso_utc(row.created_at),
+        "supersedes": row.supersedes_id,
+        "superseded_by": getattr(row, "superseded_by", None),
     }
 
 
-def register_elections(session: Session, table_id: str, body: bytes, source: str) -> Registered:
-    """Register a table's rule elections from ``effective_from``, once per (source, jurisdiction, table_id,
-    effective_from): the same elections again change nothing (``created`` False); different ones are a conflict
-    and change nothing. The elections are validated exactly as a round's ``table.rules``."""
+def register_elections(session: Session, table_id: str, body: bytes, source: str, by: str) -> Registered:
+    """Register a table's rule elections from ``effective_from``, by ``by`` (who: the key), for ``source``.
+
+    The history is append-only. The first registration at a time is an original; registering the same elections
+    again changes nothing (``created`` False); other elections at that time must say which registration they
+    correct (``supersedes``: the one in force there), else they are a conflict and change nothing. A correction is
+    a new registration: the one it supersedes stays in the history. The elections are validated exactly as a
+    round's ``table.rules``."""
     _check_table_id(table_id)
     try:
-        jurisdiction, effective_from, rules = parse_registration(body)
+        reg = parse_registration(body)
     except RegistrationInvalid as exc:
         errors = [{"pointer": p["pointer"], "detail": p["message"]} for p in exc.problems]
         n = len(errors)
         raise ElectionsInvalid(
             f"The registration has {n} problem{'s' if n != 1 else ''}; nothing was stored.", errors=errors
         ) from exc
-    rules_json = orjson.dumps(rules, option=orjson.OPT_SORT_KEYS).decode()
-    key = (source, jurisdiction, table_id, effective_from)
+    rules_json = orjson.dumps(reg.rules, option=orjson.OPT_SORT_KEYS).decode()
+    key = (source, reg.jurisdiction, table_id, reg.effective_from)
+    where = f"Table {table_id!r} ({reg.jurisdiction}) of source {source!r} from {iso_utc(reg.effective_from)}"
+    current = elections_repo.current_at(session, *key)
+    if current is not None and reg.supersedes is None:
+        if current.rules == rules_json:
+            return Registered(False, reg.jurisdiction, orjson.dumps(_registration(current)))
+        raise ElectionsConflict(
+            f"{where} already has other elections registered (id {current.id}); nothing was changed. To correct "
+            f'them, send "supersedes": {current.id} with a reason; to change them for later rounds, register from '
+            "a later time.",
+            extra={
+                "registration": current.id,
+                "stored_rules": orjson.loads(current.rules),
+                "rules": reg.rules,
+            },
+        )
+    if reg.supersedes is not None and (current is None or current.id != reg.supersedes):
+        raise ElectionsConflict(
+            f"{where}: registration {reg.supersedes} is not the one in force there"
+            + (f" (registration {current.id} is)" if current is not None else " (none is)")
+            + "; nothing was changed. A correction supersedes the registration in force at the same table, "
+            "jurisdiction and effective_from.",
+            extra={"registration": current.id if current is not None else None},
+        )
     pk = elections_repo.insert(
         session,
         {
             "source": source,
-            "jurisdiction": jurisdiction,
+            "jurisdiction": reg.jurisdiction,
             "table_id": table_id,
-            "effective_from": effective_from,
+            "effective_from": reg.effective_from,
             "rules": rules_json,
             "created_at": datetime.now(UTC),
+            "reason": reg.reason,
+            "registered_by": by,
+            "supersedes_id": reg.supersedes,
         },
     )
-    row = elections_repo.stored(session, *key)
-    if row is None:  # cannot happen without a delete path
-        raise ElectionsConflict("The registration was being changed concurrently; retry.")
-    if pk is None and row.rules != rules_json:
+    if pk is None:
         raise ElectionsConflict(
-            f"Table {table_id!r} ({jurisdiction}) already has other elections registered by {source!r} from "
-            f"{iso_utc(effective_from)}; nothing was changed. Register the new elections from a later time.",
-            extra={"stored_rules": orjson.loads(row.rules), "rules": rules},
+            f"{where} was registered or corrected concurrently; nothing was changed. Read the history and retry."
         )
-    return Registered(pk is not None, jurisdiction, orjson.dumps(_registration(row)))
+    row = elections_repo.by_id(session, pk)
+    return Registered(True, reg.jurisdiction, orjson.dumps(_registration(row)))
 
 
-def list_elections(session: Session, table_id: str, source: str, jurisdiction: str | None) -> bytes:
-    """A table's registrations by ``source``, newest effective_from first."""
-    rows = elections_repo.listing(session, source, table_id, jurisdiction)
+def list_elections(session: Session, table_id: str, source: str | None, jurisdiction: str | None) -> bytes:
+    """A table's registration history (``source`` None: every source's), newest effective_from first; superseded
+    registrations are listed with ``superseded_by``."""
+    rows = elections_repo.history(session, source, table_id, jurisdiction)
     return orjson.dumps({"table_id": table_id, "source": source, "items": [_registration(r) for r in rows]})

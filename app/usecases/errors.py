@@ -10,6 +10,11 @@
       +-- RoundNotFound         404
       +-- ElectionsInvalid      422  a table elections registration cannot be read
       +-- ElectionsConflict     409  other elections are already registered for that table and effective_from
+      +-- Unauthenticated       401  no valid API key (missing, unknown, revoked)
+      +-- Forbidden             403  the key lacks the scope, or the data is another source's
+      +-- KeyInvalid            422  a key that cannot be created (unknown scope, submit for every source)
+      +-- KeyNotFound           404
+      +-- RateLimited           429  over the key's rate limit (Retry-After)
       +-- (batches: LineTooLong, UploadTooLarge 413, UploadIncomplete 400, BatchNotFound 404)
       +-- (HTTP-level errors in app.api.problems: 408, 413, 415)
 """
@@ -95,3 +100,27 @@ class ElectionsConflict(ServiceError):
         "elections-conflict",
         "Other elections are already registered for the table from that time",
     )
+
+
+class Unauthenticated(ServiceError):
+    """No key, or not a valid one (unknown, revoked, malformed). Answered with ``WWW-Authenticate: Bearer``."""
+
+    status, slug, title = 401, "unauthenticated", "A valid API key is required"
+
+
+class Forbidden(ServiceError):
+    """A valid key without the scope the route needs, or asking for another source's data."""
+
+    status, slug, title = 403, "forbidden", "This API key may not do that"
+
+
+class KeyInvalid(ServiceError):
+    status, slug, title = 422, "key-invalid", "The API key cannot be created"
+
+
+class KeyNotFound(ServiceError):
+    status, slug, title = 404, "key-not-found", "No such API key"
+
+
+class RateLimited(ServiceError):
+    status, slug, title = 429, "rate-limited", "Too many requests for this API key"

@@ -20,8 +20,10 @@ from typing import Any
 import orjson
 from sqlalchemy.orm import Session
 
+from app import metrics
 from app.domain.errors import AuditError
 from app.domain.model import Round
+from app.store import chain
 from app.store import elections as elections_repo
 from app.store import rounds as repo
 from app.store.pg import PgRounds
@@ -77,15 +79,17 @@ def _parse(record: bytes | str) -> Round:
         ) from exc
 
 
-ElectionsLookup = Callable[[Round], Mapping[str, Any] | None]
-"""The elections registered for a round's table at its played_at, or None. Called only for a round without
+Registered = tuple[int, Mapping[str, Any]]
+"""A registration in force: its id and its elections."""
+ElectionsLookup = Callable[[Round], Registered | None]
+"""The registration in force for a round's table at its played_at, or None. Called only for a round without
 ``table.rules``."""
 
 
 def registered_elections(session: Session, source: str) -> ElectionsLookup:
     """The lookup of the submitter's registered elections: one indexed query per call."""
 
-    def lookup(rnd: Round) -> Mapping[str, Any] | None:
+    def lookup(rnd: Round) -> Registered | None:
         return elections_from_json(
             elections_repo.in_force(session, source, rnd.jurisdiction, rnd.table_id, rnd.played_at)
         )
@@ -96,14 +100,14 @@ def registered_elections(session: Session, source: str) -> ElectionsLookup:
 def cached_registered_elections(session: Session, source: str) -> ElectionsLookup:
     """The same lookup for many rounds at once (a batch chunk): each table's registrations are read once, with one
     query, the first time a round of that (jurisdiction, table) asks."""
-    tables: dict[tuple[str, str], tuple[list[datetime], list[dict[str, Any]]]] = {}
+    tables: dict[tuple[str, str], tuple[list[datetime], list[Registered]]] = {}
 
-    def lookup(rnd: Round) -> Mapping[str, Any] | None:
+    def lookup(rnd: Round) -> Registered | None:
         key = (rnd.jurisdiction, rnd.table_id)
         known = tables.get(key)
         if known is None:
             rows = elections_repo.all_for_table(session, source, rnd.jurisdiction, rnd.table_id)
-            known = tables[key] = ([r[0] for r in rows], [orjson.loads(r[1]) for r in rows])
+            known = tables[key] = ([r[0] for r in rows], [(r[1], orjson.loads(r[2])) for r in rows])
         i = bisect.bisect_right(known[0], rnd.played_at) - 1
         return known[1][i] if i >= 0 else None
 
@@ -117,21 +121,25 @@ def read_round(record: bytes | str) -> Round:
     return rnd
 
 
-def elections_from_json(rules: str | None) -> Mapping[str, Any] | None:
-    """A registration's stored rules JSON (or None) as the elections an audit applies."""
-    return None if rules is None else dict(orjson.loads(rules))
+def elections_from_json(found: tuple[int, str] | None) -> Registered | None:
+    """A registration's id and stored rules JSON (or None) as the registration an audit applies."""
+    return None if found is None else (found[0], dict(orjson.loads(found[1])))
 
 
-def audit_read(rnd: Round, elections: Mapping[str, Any] | None) -> Audited:
-    """Audit a round already read, by ``elections`` (its registered ones) when it has no ``table.rules``."""
+def audit_read(rnd: Round, registered: Registered | None) -> Audited:
+    """Audit a round already read, by ``registered`` (the registration in force for its table) when it has no
+    ``table.rules``. An audit by a registration names it (``elections_registration``)."""
+    use = registered if rnd.rules is None else None
     try:
-        result = audit_round(rnd, elections if rnd.rules is None else None).to_dict()
+        result = audit_round(rnd, use[1] if use is not None else None).to_dict()
     except AuditError as exc:
         raise CannotAudit(
             exc.message,
             errors=[{"pointer": exc.pointer, "detail": exc.message}],
             extra={"round_id": rnd.round_id},
         ) from exc
+    if use is not None:
+        result["elections_registration"] = use[0]
     return Audited(rnd, result, orjson.dumps(result))
 
 
@@ -145,7 +153,9 @@ def audit(record: bytes | str, registered: ElectionsLookup | None = None) -> Aud
 def dry_run(session: Session, record: bytes | str, source: str) -> Audited:
     """The dry run: audit a record as a submission by ``source`` would (its registered elections included),
     storing nothing. The database is touched only for a round without ``table.rules``."""
-    return audit(record, registered_elections(session, source))
+    done = audit(record, registered_elections(session, source))
+    metrics.audited(done.result, "dry_run")
+    return done
 
 
 # --- submit ----------------------------------------------------------------------------------------------------
@@ -178,6 +188,7 @@ def round_row(done: Audited, record: bytes, digest: str, source: str) -> dict[st
         "ruleset": result["ruleset"],
         "engine_version": result["engine_version"],
         "elections_source": result["elections_source"],
+        "elections_id": result.get("elections_registration"),
         "finding_count": len(result.get("findings", ())),
         "audit": done.body.decode(),
     }
@@ -206,12 +217,15 @@ def submit_round(session: Session, record: bytes, source: str) -> Submitted:
     digest = hashlib.sha256(record).hexdigest()
     done = audit(record, registered_elections(session, source))
     rnd = done.round
-    pk = repo.insert_round(session, round_row(done, record, digest, source))
+    row = round_row(done, record, digest, source)
+    pk = repo.insert_round(session, row)
     if pk is None:
         return replayed(
             repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
         )
     repo.insert_findings(session, repo.finding_rows(pk, done.result.get("findings", ()), source, rnd))
+    chain.append(session, source, "round", pk, chain.round_content(row))
+    metrics.audited(done.result, "single")
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
 
 
@@ -235,6 +249,7 @@ async def submit_round_pg(pg: PgRounds, record: bytes, source: str) -> Submitted
         return replayed(
             await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
         )
+    metrics.audited(done.result, "single")
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
 
 
@@ -304,6 +319,9 @@ def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None) -> byt
             "record": _record_json(row.record),
             "audit": orjson.Fragment(row.audit.encode()),
             "rules": rules,
+            "chain": None
+            if row.chain_seq is None
+            else {"seq": row.chain_seq, "hash": bytes(row.chain_hash).hex()},
         }
     )
 

@@ -7,6 +7,7 @@ may carry and reports the same problems, with JSON pointers into the registratio
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -14,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.wire.schema import Problem, TableRules, Timestamp, problems_from
 
-__all__ = ["ElectionsRegistration", "RegistrationInvalid", "parse_registration"]
+__all__ = ["ElectionsRegistration", "Registration", "RegistrationInvalid", "parse_registration"]
 
 _EXAMPLE: dict[str, Any] = {
     "jurisdiction": "US-NJ",
     "effective_from": "2026-12-01T00:00:00-05:00",
     "rules": {"decks": 6, "dealer_soft_17": "hit", "blackjack_pays": "3:2"},
+    "reason": "Table BJ12 opened with the December rule card",
 }
 
 
@@ -41,6 +43,27 @@ class ElectionsRegistration(BaseModel):
     rules: TableRules = Field(
         description="The table's rule elections, exactly as a round's table.rules (round-v1 section 3)."
     )
+    reason: str = Field(
+        min_length=1,
+        max_length=2000,
+        pattern=r"\S",
+        description="Why the elections are registered (kept with the registration, for the record).",
+    )
+    supersedes: int | None = Field(
+        default=None,
+        ge=1,
+        description="A correction: the id of the registration in force at the same effective_from that this one "
+        "replaces (from the table's elections history). Nothing is overwritten: both are kept.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    jurisdiction: str
+    effective_from: datetime
+    rules: dict[str, Any]
+    reason: str
+    supersedes: int | None
 
 
 class RegistrationInvalid(ValueError):
@@ -65,11 +88,13 @@ def _reword(p: Problem) -> Problem:
     return p
 
 
-def parse_registration(data: bytes | str) -> tuple[str, datetime, dict[str, Any]]:
-    """JSON text of a registration -> (jurisdiction, effective_from, rules). Raises :class:`RegistrationInvalid`
-    listing every problem with its JSON pointer."""
+def parse_registration(data: bytes | str) -> Registration:
+    """JSON text of a registration. Raises :class:`RegistrationInvalid` listing every problem with its JSON
+    pointer."""
     try:
         model = ElectionsRegistration.model_validate_json(data)
     except ValidationError as exc:
         raise RegistrationInvalid([_reword(p) for p in problems_from(exc)]) from None
-    return model.jurisdiction, model.effective_from, dict(model.rules)
+    return Registration(
+        model.jurisdiction, model.effective_from, dict(model.rules), model.reason.strip(), model.supersedes
+    )

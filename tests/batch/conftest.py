@@ -18,6 +18,7 @@ from app.config import Settings, sqlalchemy_url
 from app.main import create_app
 from app.synth.generator import generate_rounds
 from tests.integration.conftest import database_url, examples, postgres_database  # noqa: F401
+from tests.keys import keyed
 
 NDJSON = {"content-type": "application/x-ndjson"}
 
@@ -43,8 +44,10 @@ def app(settings: Settings) -> FastAPI:
 
 
 @pytest.fixture
-def client(app: FastAPI, engine: Engine) -> Iterator[TestClient]:
+def client(app: FastAPI, engine: Engine, database_url: str) -> Iterator[TestClient]:  # noqa: F811
+    """A client with a key of the source ``default`` with every scope (tests/keys.py)."""
     with TestClient(app, raise_server_exceptions=False) as c:
+        keyed(c, database_url)
         yield c
 
 

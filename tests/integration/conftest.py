@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from app.config import Settings, sqlalchemy_url
 from app.main import create_app
 from app.store.migrate import upgrade_head
+from tests.keys import keyed
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -112,8 +113,10 @@ def app(settings: Settings) -> FastAPI:
 
 
 @pytest.fixture
-def client(app: FastAPI, engine: Engine) -> Iterator[TestClient]:
+def client(app: FastAPI, engine: Engine, database_url: str) -> Iterator[TestClient]:  # noqa: F811
+    """A client with a key of the source ``default`` with every scope (tests/keys.py)."""
     with TestClient(app, raise_server_exceptions=False) as c:
+        keyed(c, database_url)
         yield c
 
 

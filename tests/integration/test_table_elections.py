@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.usecases import rounds as round_cases
 from app.wire.schema import parse_round
+from tests.keys import as_source
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
@@ -27,9 +28,18 @@ def register(
     table: str = TABLE,
     jurisdiction: str = "US-NJ",
     source: str | None = None,
+    reason: str = "the table's rule card",
+    supersedes: int | None = None,
 ) -> Any:
-    body = {"jurisdiction": jurisdiction, "effective_from": effective_from, "rules": rules}
-    headers = {**JSON, **({"X-Bjaudit-Source": source} if source else {})}
+    body: dict[str, Any] = {
+        "jurisdiction": jurisdiction,
+        "effective_from": effective_from,
+        "rules": rules,
+        "reason": reason,
+    }
+    if supersedes is not None:
+        body["supersedes"] = supersedes
+    headers = {**JSON, **(as_source(client, source) if source else {})}
     return client.put(f"/v1/tables/{table}/elections", content=json.dumps(body), headers=headers)
 
 
@@ -62,7 +72,7 @@ def soft_17_round(
 
 
 def submit(client: TestClient, body: bytes, path: str = "/v1/rounds", source: str | None = None) -> Any:
-    headers = {**JSON, **({"X-Bjaudit-Source": source} if source else {})}
+    headers = {**JSON, **(as_source(client, source) if source else {})}
     resp = client.post(path, content=body, headers=headers)
     assert resp.status_code in (200, 201), resp.text
     return resp.json()
@@ -105,6 +115,10 @@ def test_register_answers_201_and_stores_the_elections(client: TestClient, engin
     assert body["effective_from"] == "2026-12-01T05:00:00Z"
     assert body["rules"] == {"decks": 6, "dealer_soft_17": "hit"}
     assert body["created_at"].endswith("Z")
+    assert body["reason"] == "the table's rule card"
+    assert body["registered_by"].startswith("key ") and body["registered_by"].endswith("(test)")
+    assert (body["supersedes"], body["superseded_by"]) == (None, None)
+    assert isinstance(body["id"], int)
     with engine.connect() as conn:
         row = conn.execute(text("SELECT source, jurisdiction, table_id, rules FROM table_elections")).one()
     assert tuple(row) == ("default", "US-NJ", TABLE, '{"dealer_soft_17":"hit","decks":6}')
@@ -174,6 +188,7 @@ def test_invalid_registrations_answer_422_with_a_pointer_per_problem(
         "/rules/min_wager": "must be an integer count of minor units (cents), not 25.5",
         "/rules/color": "unknown rule election 'color'",
         "/note": "unknown field 'note'",
+        "/reason": "required field 'reason' is missing",
     }
     assert stored_count(engine) == 0
 
@@ -189,7 +204,9 @@ def test_the_rules_are_validated_exactly_as_a_rounds_table_rules(client: TestCli
     }
     reg = client.put(
         f"/v1/tables/{TABLE}/elections",
-        content=json.dumps({"jurisdiction": "US-NJ", "effective_from": "2026-12-01T00:00:00Z", "rules": bad}),
+        content=json.dumps(
+            {"jurisdiction": "US-NJ", "effective_from": "2026-12-01T00:00:00Z", "rules": bad, "reason": "r"}
+        ),
         headers=JSON,
     )
     rnd = client.post(
@@ -237,10 +254,12 @@ def test_unreadable_registrations(client: TestClient, body: bytes, pointer: str,
 def test_http_level_errors_are_problems(client: TestClient) -> None:
     resp = client.put(f"/v1/tables/{TABLE}/elections", content=b"{}", headers={"Content-Type": "text/plain"})
     assert assert_problem(resp, 415)["type"] == "urn:bjaudit:problem:unsupported-media-type"
-    resp = client.put(
-        f"/v1/tables/{TABLE}/elections", content=b"{}", headers={**JSON, "X-Bjaudit-Source": "a b"}
-    )
+    resp = client.put(f"/v1/tables/{TABLE}/elections?source=a%20b", content=b"{}", headers=JSON)
     assert assert_problem(resp, 422)["type"] == "urn:bjaudit:problem:parameter-invalid"
+    resp = client.put(
+        f"/v1/tables/{TABLE}/elections", content=b"{}", headers={**JSON, "X-Bjaudit-Source": "casino-b"}
+    )
+    assert "no longer read" in assert_problem(resp, 403)["detail"]
     resp = client.get(f"/v1/tables/{TABLE}/elections?jurisdiction=US-NV")
     assert assert_problem(resp, 422)["errors"][0]["parameter"] == "jurisdiction"
     resp = client.put("/v1/tables/" + "T" * 129 + "/elections", content=b"{}", headers=JSON)
@@ -270,7 +289,7 @@ def test_list_answers_the_registrations_newest_first(client: TestClient) -> None
     ]
     nj = client.get(f"/v1/tables/{TABLE}/elections?jurisdiction=US-NJ").json()["items"]
     assert [i["rules"] for i in nj] == [HIT, STAND]
-    other = client.get(f"/v1/tables/{TABLE}/elections", headers={"X-Bjaudit-Source": "casino-b"}).json()
+    other = client.get(f"/v1/tables/{TABLE}/elections", headers=as_source(client, "casino-b")).json()
     assert [i["effective_from"] for i in other["items"]] == ["2026-12-15T00:00:00Z"]
     assert client.get("/v1/tables/NOPE/elections").json()["items"] == []
 
@@ -388,5 +407,76 @@ def test_a_chunk_lookup_reads_each_table_once(client: TestClient, engine: Engine
             ]
     finally:
         event.remove(engine, "before_cursor_execute", seen)
-    assert got == [None, STAND, STAND, HIT, HIT, None, None]
+    assert [g[1] if g is not None else None for g in got] == [None, STAND, STAND, HIT, HIT, None, None]
     assert len([s for s in statements if "table_elections" in s]) == 2  # one per table
+
+
+# --- an append-only, attributed history -------------------------------------------------------------------------
+
+
+def test_a_correction_supersedes_and_both_stay_in_the_history(client: TestClient, engine: Engine) -> None:
+    wrong = register(client, "2026-12-01T00:00:00Z", HIT, reason="opened with the wrong rule card").json()
+    assert (
+        submit(client, soft_17_round("H-1", "2026-12-02T12:00:00Z"))["elections_registration"] == wrong["id"]
+    )
+    fixed = register(
+        client, "2026-12-01T00:00:00Z", STAND, reason="the table stands on soft 17", supersedes=wrong["id"]
+    )
+    assert fixed.status_code == 201, fixed.text
+    fixed_body = fixed.json()
+    assert (fixed_body["supersedes"], fixed_body["reason"]) == (wrong["id"], "the table stands on soft 17")
+    # the next round is audited by the correction, and names it; the round audited before keeps its audit
+    after = submit(client, soft_17_round("H-2", "2026-12-02T12:00:00Z"))
+    assert (after["elections_registration"], rules_fired(after)) == (fixed_body["id"], [S17])
+    assert client.get("/v1/rounds/H-1").json()["audit"]["elections_registration"] == wrong["id"]
+    history = client.get(f"/v1/tables/{TABLE}/elections").json()["items"]
+    assert [(i["id"], i["supersedes"], i["superseded_by"]) for i in history] == [
+        (fixed_body["id"], wrong["id"], None),
+        (wrong["id"], None, fixed_body["id"]),
+    ]
+    assert [i["rules"] for i in history] == [STAND, HIT]
+    with engine.connect() as conn:
+        stored = dict(conn.execute(text("SELECT round_id, elections_id FROM rounds")).all())
+    assert stored == {"H-1": wrong["id"], "H-2": fixed_body["id"]}
+
+
+def test_a_correction_must_name_the_registration_in_force(client: TestClient, engine: Engine) -> None:
+    first = register(client, "2026-12-01T00:00:00Z", HIT).json()
+    fixed = register(client, "2026-12-01T00:00:00Z", STAND, supersedes=first["id"]).json()
+    # superseding the one already superseded (a stale view of the history) changes nothing
+    stale = register(client, "2026-12-01T00:00:00Z", {"decks": 8}, supersedes=first["id"])
+    body = assert_problem(stale, 409)
+    assert body["registration"] == fixed["id"] and f"registration {fixed['id']} is" in body["detail"]
+    # nor can a correction name a registration of another time
+    other = register(client, "2026-12-05T00:00:00Z", HIT, supersedes=fixed["id"])
+    assert assert_problem(other, 409)["registration"] is None
+    assert stored_count(engine) == 2
+    # the same elections as the one in force, without supersedes: nothing changes
+    again = register(client, "2026-12-01T00:00:00Z", STAND)
+    assert again.status_code == 200 and again.json()["id"] == fixed["id"]
+
+
+def test_a_reason_is_required(client: TestClient, engine: Engine) -> None:
+    resp = register(client, "2026-12-01T00:00:00Z", HIT, reason="   ")
+    errors = assert_problem(resp, 422)["errors"]
+    assert [e["pointer"] for e in errors] == ["/reason"]
+    assert stored_count(engine) == 0
+
+
+def test_another_source_cannot_change_how_a_casinos_rounds_are_audited(client: TestClient) -> None:
+    """The attack of issue 8: registering 'dealer hits soft 17' for casino-a's table as casino-a, from outside."""
+    register(client, "2026-12-01T00:00:00Z", STAND, source="casino-a")
+    attacker = as_source(client, "casino-b")
+    body = {"jurisdiction": "US-NJ", "effective_from": "2026-12-02T00:00:00Z", "rules": HIT, "reason": "x"}
+    for path in (f"/v1/tables/{TABLE}/elections?source=casino-a", f"/v1/tables/{TABLE}/elections"):
+        resp = client.put(path, content=json.dumps(body), headers={**JSON, **attacker})
+        if "source=" in path:
+            assert_problem(resp, 403)
+        else:
+            assert resp.status_code == 201  # its own table of its own source: harmless to casino-a
+    audit = submit(client, soft_17_round("A-1", "2026-12-03T12:00:00Z"), source="casino-a")
+    assert rules_fired(audit) == [S17]
+    # a key without the admin scope cannot register at all
+    reader = as_source(client, "casino-a", scopes=("read", "submit"))
+    resp = client.put(f"/v1/tables/{TABLE}/elections", content=json.dumps(body), headers={**JSON, **reader})
+    assert "'admin'" in assert_problem(resp, 403)["detail"]

@@ -1,0 +1,181 @@
+"""Who may call what: API keys (``Authorization: Bearer <key>``), scopes, and per-key rate limits.
+
+Every route declares what it needs with one of the dependencies below (:data:`Submitter`, :data:`Reader`,
+:data:`Admin`, :data:`SubmitterOrReader`) or as :data:`PUBLIC`; :func:`declare` refuses to build an app with a route
+that declares nothing, and writes each route's scopes into the OpenAPI document (``x-bjaudit-scopes``).
+
+The key is looked up on every request (one indexed query: on PostgreSQL on the async pool, elsewhere in the unit
+of work), so a revocation takes effect at once, in every process. The source a request acts for is its key's: the
+``X-Bjaudit-Source`` header of earlier versions is no longer trusted, and one that names another source is refused.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import time
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from limits import RateLimitItem, parse_many
+from limits.storage import storage_from_string
+from limits.aio.strategies import MovingWindowRateLimiter
+
+from app.api.deps import UnitOfWork
+from app.config import Settings
+from app.store import keys as keys_repo
+from app.store.pg import PgRounds
+from app.usecases.errors import Forbidden, RateLimited, Unauthenticated
+from app.usecases.keys import SCOPES, Principal, key_id_of, principal_of
+
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="bjaudit"'}
+ANONYMOUS_LABEL = "anonymous (development, loopback)"
+
+
+def _loopback(host: str | None) -> bool:
+    """>>> _loopback("127.0.0.1"), _loopback("::1"), _loopback("10.0.0.1"), _loopback("testclient")
+    (True, True, False, False)
+    """
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Authenticator:
+    """The application's key checker and rate limiter (``app.state.auth``)."""
+
+    def __init__(self, settings: Settings, uow: UnitOfWork, pg: PgRounds | None) -> None:
+        self.settings = settings
+        self.uow = uow
+        self.pg = pg
+        self.limits: list[RateLimitItem] = parse_many(settings.rate_limit) if settings.rate_limit else []
+        self.limiter = (
+            MovingWindowRateLimiter(storage_from_string(_async_storage(settings.rate_limit_storage)))
+            if self.limits
+            else None
+        )
+
+    async def principal(self, request: Request) -> Principal:
+        header = request.headers.get("authorization")
+        if header is None:
+            if self.settings.dev_anonymous and _loopback(request.client.host if request.client else None):
+                return Principal(None, ANONYMOUS_LABEL, self.settings.default_source, frozenset(SCOPES))
+            raise Unauthenticated(
+                "Send an API key: 'Authorization: Bearer bja_...'. `bjaudit keys create` makes one.",
+                headers=CHALLENGE,
+            )
+        scheme, _, token = header.strip().partition(" ")
+        token = token.strip()
+        key_id = key_id_of(token) if scheme.lower() == "bearer" else None
+        if key_id is None:
+            raise Unauthenticated(
+                "The Authorization header is not 'Bearer <bjaudit API key>'.", headers=CHALLENGE
+            )
+        row = await (
+            self.pg.find_key(key_id) if self.pg is not None else self.uow.read(keys_repo.find, key_id)
+        )
+        who = principal_of(row, token)
+        if who is None:
+            raise Unauthenticated("The API key is unknown or revoked.", headers=CHALLENGE)
+        return who
+
+    async def limit(self, request: Request, who: Principal) -> None:
+        if self.limiter is None:
+            return
+        key = who.key_id or f"anonymous:{request.client.host if request.client else '-'}"
+        for item in self.limits:
+            if not await self.limiter.hit(item, key):
+                stats = await self.limiter.get_window_stats(item, key)
+                wait = max(1, math.ceil(stats.reset_time - time.time()))
+                raise RateLimited(
+                    f"Over this key's limit of {item}; retry in {wait} s.",
+                    headers={"Retry-After": str(wait)},
+                    extra={"limit": str(item)},
+                )
+
+
+def _async_storage(uri: str) -> str:
+    """>>> _async_storage("memory://"), _async_storage("redis://h:6379"), _async_storage("async+redis://h")
+    ('async+memory://', 'async+redis://h:6379', 'async+redis://h')
+    """
+    return uri if uri.startswith("async+") else "async+" + uri
+
+
+def _require(*scopes: str) -> Callable[..., Any]:
+    needs = " or ".join(repr(s) for s in scopes)
+
+    async def caller(request: Request) -> Principal:
+        auth: Authenticator = request.app.state.auth
+        who = await auth.principal(request)
+        request.state.principal = who
+        if not who.scopes.intersection(scopes):
+            raise Forbidden(
+                f"This key has the scopes {sorted(who.scopes)}; this route needs {needs}.",
+                extra={"required_scopes": list(scopes)},
+            )
+        claimed = request.headers.get("x-bjaudit-source")
+        if claimed is not None and claimed != who.source:
+            raise Forbidden(
+                f"X-Bjaudit-Source is no longer read: a request acts for its key's source ({who.source!r}), "
+                f"not {claimed!r}. Drop the header, or use a key of that source.",
+            )
+        await auth.limit(request, who)
+        return who
+
+    caller.bjaudit_scopes = scopes  # type: ignore[attr-defined]
+    return caller
+
+
+async def _public() -> None:
+    """Anyone may call this route."""
+
+
+_public.bjaudit_scopes = ()  # type: ignore[attr-defined]
+
+Submitter = Annotated[Principal, Depends(_require("submit"))]
+Reader = Annotated[Principal, Depends(_require("read"))]
+Admin = Annotated[Principal, Depends(_require("admin"))]
+SubmitterOrReader = Annotated[Principal, Depends(_require("submit", "read"))]
+"""Batch progress and results: the table system that uploaded the batch, and auditors."""
+PUBLIC = Depends(_public)
+"""``dependencies=[PUBLIC]``: a route anyone may call (health, the rule catalogue, the API's documentation)."""
+
+
+def _declared(dependant: Dependant) -> Iterator[tuple[str, ...]]:
+    scopes = getattr(dependant.call, "bjaudit_scopes", None)
+    if scopes is not None:
+        yield scopes
+    for sub in dependant.dependencies:
+        yield from _declared(sub)
+
+
+def route_scopes(route: APIRoute) -> tuple[str, ...] | None:
+    """The scopes a route declares (any one suffices; () for a public route), or None if it declares nothing."""
+    found = list(_declared(route.dependant))
+    if not found:
+        return None
+    if len(found) > 1:
+        raise RuntimeError(f"{route.path}: declares its access more than once")
+    return found[0]
+
+
+def declare(app: FastAPI) -> None:
+    """Check that every route declares its access, and put it in the OpenAPI document: ``security`` (the bearer
+    key) and ``x-bjaudit-scopes`` (:mod:`app.api.openapi` adds the 401/403/429 answers)."""
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        scopes = route_scopes(route)
+        if scopes is None:
+            raise RuntimeError(
+                f"{sorted(route.methods or ())} {route.path} declares no access: add a Submitter/Reader/Admin "
+                "parameter or dependencies=[PUBLIC] (app.api.auth)"
+            )
+        extra = dict(route.openapi_extra or {})
+        extra["x-bjaudit-scopes"] = list(scopes)
+        extra["security"] = [{"apiKey": []}] if scopes else []
+        route.openapi_extra = extra
