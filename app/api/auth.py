@@ -21,8 +21,8 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from limits import RateLimitItem, parse_many
-from limits.storage import storage_from_string
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
 
 from app.api.deps import UnitOfWork
 from app.config import Settings
