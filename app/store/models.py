@@ -271,6 +271,46 @@ class ApiKeyRow(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
+CHAIN_KINDS = ("round", "registration")
+
+
+class ChainEntryRow(Base):
+    """One link of a source's hash chain: a stored round or registration, appended in the transaction that stores
+    it. ``hash`` = SHA-256(previous entry's ``hash`` || ``digest``), 32 zero bytes before the first; ``digest`` =
+    SHA-256 of the canonical JSON of what the entry records (docs/integrity.md). Append-only (a trigger refuses
+    UPDATE and DELETE to every role but the owner's, on PostgreSQL)."""
+
+    __tablename__ = "chain_entries"
+
+    source: Mapped[str] = mapped_column(String(128), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    """1, 2, 3 ... per source, without gaps."""
+    kind: Mapped[str] = mapped_column(String(16))
+    ref_id: Mapped[int] = mapped_column(BigId)
+    """The id of the row recorded (``rounds.id`` or ``table_elections.id``, by ``kind``); no foreign key: a
+    deleted row must leave its entry behind, to be reported."""
+    label: Mapped[str] = mapped_column(Text)
+    """What the entry records, for people (``round BOR-1 (US-NJ)``); not covered by the hash."""
+    digest: Mapped[bytes] = mapped_column(LargeBinary)
+    hash: Mapped[bytes] = mapped_column(LargeBinary)
+
+    __table_args__ = (
+        CheckConstraint(f"kind IN ({_in(CHAIN_KINDS)})", name="kind"),
+        UniqueConstraint("kind", "ref_id"),
+    )
+
+
+class ChainHeadRow(Base):
+    """The last entry of each source's chain: appends lock this row, so that a source's entries are numbered and
+    linked one after the other."""
+
+    __tablename__ = "chain_heads"
+
+    source: Mapped[str] = mapped_column(String(128), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    hash: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
@@ -278,6 +318,8 @@ batch_chunks_table = cast(Table, BatchChunkRow.__table__)
 batch_results_table = cast(Table, BatchResultRow.__table__)
 table_elections_table = cast(Table, TableElectionsRow.__table__)
 api_keys_table = cast(Table, ApiKeyRow.__table__)
+chain_entries_table = cast(Table, ChainEntryRow.__table__)
+chain_heads_table = cast(Table, ChainHeadRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -297,6 +339,10 @@ __all__: list[Any] = [
     "table_elections_table",
     "ApiKeyRow",
     "api_keys_table",
+    "ChainEntryRow",
+    "ChainHeadRow",
+    "chain_entries_table",
+    "chain_heads_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

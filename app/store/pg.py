@@ -28,8 +28,8 @@ from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
 
-from app.store import keys as keys_repo
 from app.store import chain
+from app.store import keys as keys_repo
 from app.store.db import DatabaseTimeout
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R

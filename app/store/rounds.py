@@ -12,6 +12,7 @@ from sqlalchemy import Row, Select, TextClause, and_, bindparam, exists, or_, se
 from sqlalchemy.orm import Session
 
 from app.domain.model import Round
+from app.store.models import chain_entries_table as CE
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
 
@@ -100,11 +101,17 @@ LOOKUP_COLUMNS = (
     R.c.record_sha256,
     R.c.ruleset,
     R.c.audit,
+    CE.c.seq.label("chain_seq"),
+    CE.c.hash.label("chain_hash"),
 )
 
 
 def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> Select[Any]:
-    stmt = select(*LOOKUP_COLUMNS).where(R.c.round_id == bindparam("round_id"))
+    stmt = (
+        select(*LOOKUP_COLUMNS)
+        .select_from(R.outerjoin(CE, (CE.c.kind == "round") & (CE.c.ref_id == R.c.id)))
+        .where(R.c.round_id == bindparam("round_id"))
+    )
     if by_source:
         stmt = stmt.where(R.c.source == bindparam("source"))
     if by_jurisdiction:

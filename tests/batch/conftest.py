@@ -27,7 +27,16 @@ NDJSON = {"content-type": "application/x-ndjson"}
 def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
     eng = create_engine(sqlalchemy_url(database_url))
     with eng.begin() as conn:
-        for table in ("batch_results", "batch_chunks", "batches", "findings", "rounds", "table_elections"):
+        for table in (
+            "batch_results",
+            "batch_chunks",
+            "batches",
+            "findings",
+            "rounds",
+            "table_elections",
+            "chain_entries",
+            "chain_heads",
+        ):
             conn.execute(text(f"DELETE FROM {table}"))
     yield eng
     eng.dispose()

@@ -1,0 +1,438 @@
+"""The hash chain of each source: what an entry records, how it is linked, appending, and the reads of ``verify``.
+
+Every stored round and registration is appended, in the transaction that stores it, as one entry of its source's
+chain (docs/integrity.md has the definition an outsider can recompute):
+
+- ``content``: a JSON object describing the stored row (:func:`round_content`, :func:`registration_content`);
+- ``digest`` = SHA-256 of its canonical JSON (:func:`canonical`: keys sorted, no whitespace, UTF-8);
+- ``hash`` = SHA-256(previous entry's ``hash`` || ``digest``), the previous hash of the first entry being 32 zero
+  bytes; ``seq`` counts 1, 2, 3 ... per source.
+
+The head row of a source (``chain_heads``) holds its last ``seq`` and ``hash``; an append locks it (an upsert), so
+that the appends of one source are numbered and linked one after the other whatever the concurrency. Callers take
+it as late as they can in their transaction. Nothing here commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import LargeBinary, Row, bindparam, exists, func, insert, select, text, update
+from sqlalchemy.orm import Session
+
+from app.store.models import chain_entries_table as CE
+from app.store.models import chain_heads_table as CH
+from app.store.models import findings_table as F
+from app.store.models import rounds_table as R
+from app.store.models import table_elections_table as E
+
+ZERO = bytes(32)
+"""The "previous hash" of a source's first entry."""
+
+
+def canonical(content: Mapping[str, Any]) -> bytes:
+    """The canonical JSON of an entry's content: keys sorted, no whitespace, UTF-8.
+
+    >>> canonical({"b": 1, "a": "é"})
+    b'{"a":"\\xc3\\xa9","b":1}'
+    """
+    return orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
+
+
+def content_digest(content: Mapping[str, Any]) -> bytes:
+    return hashlib.sha256(canonical(content)).digest()
+
+
+def link(previous: bytes, digest: bytes) -> bytes:
+    """An entry's hash: SHA-256 of the previous entry's hash followed by the entry's digest (64 bytes in all)."""
+    return hashlib.sha256(previous + digest).digest()
+
+
+def timestamp(ts: datetime) -> str:
+    """A stored time as an entry's content writes it: UTC, microseconds always, ``Z``.
+
+    >>> from datetime import timedelta, timezone
+    >>> timestamp(datetime(2026, 12, 3, 9, 0, tzinfo=timezone(timedelta(hours=-5))))
+    '2026-12-03T14:00:00.000000Z'
+    """
+    return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def _sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def round_content(v: Mapping[str, Any]) -> dict[str, Any]:
+    """What a round's entry records: its stored columns, the record and the audit by their SHA-256.
+
+    ``v`` has the ``rounds`` columns, except that ``record_sha256`` must be the SHA-256 (hex) of the stored record's
+    bytes (as stored rows are checked: recomputed, never read from the column) and ``record`` is not needed."""
+    return {
+        "kind": "round",
+        "source": v["source"],
+        "jurisdiction": v["jurisdiction"],
+        "round_id": v["round_id"],
+        "table_id": v["table_id"],
+        "played_at": timestamp(v["played_at"]),
+        "dealer_id": v["dealer_id"],
+        "shoe_id": v["shoe_id"],
+        "received_at": timestamp(v["received_at"]),
+        "record_sha256": v["record_sha256"],
+        "verdict": v["verdict"],
+        "ruleset": v["ruleset"],
+        "engine_version": v["engine_version"],
+        "elections_source": v["elections_source"],
+        "elections_id": v.get("elections_id"),
+        "finding_count": v["finding_count"],
+        "audit_sha256": _sha256_hex(v["audit"].encode()),
+    }
+
+
+def registration_content(v: Mapping[str, Any]) -> dict[str, Any]:
+    """What a registration's entry records: its stored columns, the rules by their SHA-256. ``v`` has the
+    ``table_elections`` columns (the values inserted, or the row read back)."""
+    return {
+        "kind": "registration",
+        "source": v["source"],
+        "jurisdiction": v["jurisdiction"],
+        "table_id": v["table_id"],
+        "effective_from": timestamp(v["effective_from"]),
+        "rules_sha256": _sha256_hex(v["rules"].encode()),
+        "created_at": timestamp(v["created_at"]),
+        "reason": v.get("reason", ""),
+        "registered_by": v.get("registered_by"),
+        "supersedes_id": v.get("supersedes_id"),
+    }
+
+
+def label(content: Mapping[str, Any]) -> str:
+    """What an entry records, for people (kept beside the entry, outside the hash: a deleted row is still named).
+
+    >>> label({"kind": "round", "round_id": "BOR-1", "jurisdiction": "US-NJ"})
+    'round BOR-1 (US-NJ)'
+    """
+    if content["kind"] == "round":
+        return f"round {content['round_id']} ({content['jurisdiction']})"
+    return f"registration of table {content['table_id']} ({content['jurisdiction']}) from {content['effective_from']}"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An entry to append: the row it records and the digest of its content."""
+
+    kind: str
+    ref_id: int
+    label: str
+    digest: bytes
+
+
+def link_of(kind: str, ref_id: int, content: Mapping[str, Any]) -> Link:
+    if content.get("kind") != kind:
+        raise ValueError(f"a {kind} entry with {content.get('kind')!r} content")
+    return Link(kind, ref_id, label(content), content_digest(content))
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where an entry is in its source's chain."""
+
+    seq: int
+    hash: bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "hash": self.hash.hex()}
+
+
+# --- appending ----------------------------------------------------------------------------------------------------
+
+_LOCK_HEAD = text(
+    "INSERT INTO chain_heads (source, seq, hash) VALUES (:source, 0, :zero) "
+    "ON CONFLICT (source) DO UPDATE SET seq = chain_heads.seq RETURNING seq, hash"
+).bindparams(bindparam("zero", type_=LargeBinary()))
+"""Lock the source's head row (made at seq 0 for a source's first append) and read it: one statement."""
+
+
+def append(session: Session, source: str, kind: str, ref_id: int, content: Mapping[str, Any]) -> Position:
+    """Append one entry to ``source``'s chain, in the caller's transaction: the row ``ref_id`` of ``kind``
+    (``round``, ``registration``) stored now with ``content`` (:func:`round_content`, :func:`registration_content`).
+    Call it after the row is inserted, as late as possible in the transaction (it locks the source's head)."""
+    return append_links(session, source, [link_of(kind, ref_id, content)])[0]
+
+
+def append_links(session: Session, source: str, links: Sequence[Link]) -> list[Position]:
+    """Append entries in the order given (the caller makes it deterministic): lock the head, link, insert, move
+    the head. Three statements whatever the number of entries."""
+    if not links:
+        return []
+    head = session.execute(_LOCK_HEAD, {"source": source, "zero": ZERO}).one()
+    seq, previous = int(head.seq), bytes(head.hash)
+    rows: list[dict[str, Any]] = []
+    positions: list[Position] = []
+    for item in links:
+        seq += 1
+        previous = link(previous, item.digest)
+        positions.append(Position(seq, previous))
+        rows.append(
+            {
+                "source": source,
+                "seq": seq,
+                "kind": item.kind,
+                "ref_id": item.ref_id,
+                "label": item.label,
+                "digest": item.digest,
+                "hash": previous,
+            }
+        )
+    session.execute(insert(CE), rows)
+    session.execute(update(CH).where(CH.c.source == source).values(seq=seq, hash=previous))
+    return positions
+
+
+# --- PostgreSQL: the append inside the one statement of a single round (app.store.pg) ------------------------------
+
+PG_APPEND_CTES = (
+    "h AS (INSERT INTO chain_heads AS head (source, seq, hash) "
+    "SELECT r.source, 1, sha256(%(chain_zero)s || %(chain_digest)s) FROM r "
+    "ON CONFLICT (source) DO UPDATE SET seq = head.seq + 1, hash = sha256(head.hash || %(chain_digest)s) "
+    "RETURNING seq, hash), "
+    "e AS (INSERT INTO chain_entries (source, seq, kind, ref_id, label, digest, hash) "
+    "SELECT r.source, h.seq, 'round', r.id, %(chain_label)s, %(chain_digest)s, h.hash FROM r, h)"
+)
+"""Data-modifying CTEs that append the round inserted by the CTE ``r`` (``RETURNING id, source``) to its chain: the
+head upsert locks the source's head row until the statement commits, and computes the entry's hash in SQL with
+PostgreSQL's ``sha256(bytea)``, the same definition as :func:`link`. Nothing is appended when ``r`` is empty."""
+
+
+def pg_append_params(content: Mapping[str, Any]) -> dict[str, Any]:
+    return {"chain_zero": ZERO, "chain_digest": content_digest(content), "chain_label": label(content)}
+
+
+# --- reading ------------------------------------------------------------------------------------------------------
+
+
+def head(session: Session, source: str) -> Position | None:
+    row = session.execute(select(CH.c.seq, CH.c.hash).where(CH.c.source == source)).one_or_none()
+    return None if row is None or row.seq == 0 else Position(int(row.seq), bytes(row.hash))
+
+
+def entry_at(session: Session, source: str, seq: int) -> Position | None:
+    row = session.execute(
+        select(CE.c.seq, CE.c.hash).where(CE.c.source == source, CE.c.seq == seq)
+    ).one_or_none()
+    return None if row is None else Position(int(row.seq), bytes(row.hash))
+
+
+def sources(session: Session) -> list[str]:
+    """Every source with a chain or a stored row."""
+    found: set[str] = set()
+    for stmt in (
+        select(CH.c.source),
+        select(CE.c.source).distinct(),
+        select(R.c.source).distinct(),
+        select(E.c.source).distinct(),
+    ):
+        found.update(session.execute(stmt).scalars())
+    return sorted(found)
+
+
+def _sha256_sql(session: Session) -> None:
+    """SQLite has no ``sha256()``: lend it Python's, on this session's connection (PostgreSQL has its own)."""
+    if session.get_bind().dialect.name == "sqlite":
+        driver = session.connection().connection.driver_connection
+        if driver is not None:
+            driver.create_function(
+                "sha256",
+                1,
+                lambda b: None if b is None else hashlib.sha256(b).digest(),
+                deterministic=True,
+            )
+
+
+_ROUND_ROW = (
+    R.c.id.label("r_id"),
+    R.c.source.label("r_source"),
+    R.c.jurisdiction.label("r_jurisdiction"),
+    R.c.round_id.label("r_round_id"),
+    R.c.table_id.label("r_table_id"),
+    R.c.played_at.label("r_played_at"),
+    R.c.dealer_id.label("r_dealer_id"),
+    R.c.shoe_id.label("r_shoe_id"),
+    R.c.received_at.label("r_received_at"),
+    func.sha256(R.c.record, type_=LargeBinary()).label("r_record_digest"),
+    R.c.record_sha256.label("r_record_sha256"),
+    R.c.verdict.label("r_verdict"),
+    R.c.ruleset.label("r_ruleset"),
+    R.c.engine_version.label("r_engine_version"),
+    R.c.elections_source.label("r_elections_source"),
+    R.c.elections_id.label("r_elections_id"),
+    R.c.finding_count.label("r_finding_count"),
+    R.c.audit.label("r_audit"),
+)
+_REGISTRATION_ROW = (
+    E.c.id.label("t_id"),
+    E.c.source.label("t_source"),
+    E.c.jurisdiction.label("t_jurisdiction"),
+    E.c.table_id.label("t_table_id"),
+    E.c.effective_from.label("t_effective_from"),
+    E.c.rules.label("t_rules"),
+    E.c.created_at.label("t_created_at"),
+    E.c.reason.label("t_reason"),
+    E.c.registered_by.label("t_registered_by"),
+    E.c.supersedes_id.label("t_supersedes_id"),
+)
+_PAGE = (
+    select(
+        CE.c.seq, CE.c.kind, CE.c.ref_id, CE.c.label, CE.c.digest, CE.c.hash, *_ROUND_ROW, *_REGISTRATION_ROW
+    )
+    .select_from(
+        CE.outerjoin(R, (CE.c.kind == "round") & (R.c.id == CE.c.ref_id)).outerjoin(
+            E, (CE.c.kind == "registration") & (E.c.id == CE.c.ref_id)
+        )
+    )
+    .where(
+        CE.c.source == bindparam("source"),
+        CE.c.seq > bindparam("after"),
+        CE.c.seq <= bindparam("upto"),
+    )
+    .order_by(CE.c.seq)
+    .limit(bindparam("page"))
+)
+
+
+def entries_page(session: Session, source: str, after: int, upto: int, page: int) -> Sequence[Row[Any]]:
+    """Up to ``page`` entries of ``source`` with ``after`` < seq <= ``upto``, in seq order, each with the row it
+    records (``r_*`` columns for a round, ``t_*`` for a registration; all NULL when the row is gone). The record
+    comes as its SHA-256 (``r_record_digest``), computed by the database: records never leave it."""
+    _sha256_sql(session)
+    return session.execute(_PAGE, {"source": source, "after": after, "upto": upto, "page": page}).all()
+
+
+def round_values(row: Any) -> dict[str, Any]:
+    """The ``r_*`` columns of an :func:`entries_page` row as :func:`round_content` takes them."""
+    return {
+        "source": row.r_source,
+        "jurisdiction": row.r_jurisdiction,
+        "round_id": row.r_round_id,
+        "table_id": row.r_table_id,
+        "played_at": row.r_played_at,
+        "dealer_id": row.r_dealer_id,
+        "shoe_id": row.r_shoe_id,
+        "received_at": row.r_received_at,
+        "record_sha256": bytes(row.r_record_digest).hex(),
+        "verdict": row.r_verdict,
+        "ruleset": row.r_ruleset,
+        "engine_version": row.r_engine_version,
+        "elections_source": row.r_elections_source,
+        "elections_id": row.r_elections_id,
+        "finding_count": row.r_finding_count,
+        "audit": row.r_audit,
+    }
+
+
+def registration_values(row: Any) -> dict[str, Any]:
+    """The ``t_*`` columns of an :func:`entries_page` row as :func:`registration_content` takes them."""
+    return {
+        "source": row.t_source,
+        "jurisdiction": row.t_jurisdiction,
+        "table_id": row.t_table_id,
+        "effective_from": row.t_effective_from,
+        "rules": row.t_rules,
+        "created_at": row.t_created_at,
+        "reason": row.t_reason,
+        "registered_by": row.t_registered_by,
+        "supersedes_id": row.t_supersedes_id,
+    }
+
+
+FINDING_COLUMNS = (
+    F.c.round_pk,
+    F.c.seq,
+    F.c.rule,
+    F.c.also_cited_as,
+    F.c.citation_status,
+    F.c.category,
+    F.c.event_index,
+    F.c.hand,
+    F.c.amount_delta,
+    F.c.source,
+    F.c.jurisdiction,
+    F.c.table_id,
+    F.c.played_at,
+)
+
+
+def findings_of(session: Session, round_pks: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """The ``findings`` rows of these rounds, each round's in seq order."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for i in range(0, len(round_pks), 500):
+        stmt = (
+            select(*FINDING_COLUMNS)
+            .where(F.c.round_pk.in_(round_pks[i : i + 500]))
+            .order_by(F.c.round_pk, F.c.seq)
+        )
+        for row in session.execute(stmt):
+            out.setdefault(int(row.round_pk), []).append(dict(row._mapping))
+    return out
+
+
+def entries_beyond(session: Session, source: str, seq: int) -> tuple[int, int | None]:
+    """How many entries of ``source`` have a seq over ``seq``, and the greatest."""
+    row = session.execute(
+        select(func.count(), func.max(CE.c.seq)).where(CE.c.source == source, CE.c.seq > seq)
+    ).one()
+    return int(row[0]), None if row[1] is None else int(row[1])
+
+
+def unchained(session: Session, source: str, limit: int) -> tuple[int, list[str]]:
+    """Stored rows of ``source`` that no entry records (inserted outside the service, or their entry deleted): how
+    many, and the labels of the first ``limit``."""
+    no_round_entry = ~exists().where(CE.c.kind == "round", CE.c.ref_id == R.c.id)
+    no_registration_entry = ~exists().where(CE.c.kind == "registration", CE.c.ref_id == E.c.id)
+    count = int(
+        session.execute(select(func.count()).where(R.c.source == source, no_round_entry)).scalar_one()
+    ) + int(
+        session.execute(select(func.count()).where(E.c.source == source, no_registration_entry)).scalar_one()
+    )
+    labels: list[str] = []
+    if count:
+        rounds = (
+            select(R.c.round_id, R.c.jurisdiction)
+            .where(R.c.source == source, no_round_entry)
+            .order_by(R.c.id)
+            .limit(limit)
+        )
+        labels += [f"round {r.round_id} ({r.jurisdiction})" for r in session.execute(rounds)]
+        registrations = (
+            select(E.c.table_id, E.c.jurisdiction, E.c.effective_from)
+            .where(E.c.source == source, no_registration_entry)
+            .order_by(E.c.id)
+            .limit(max(limit - len(labels), 0))
+        )
+        labels += [
+            f"registration of table {r.table_id} ({r.jurisdiction}) from {timestamp(r.effective_from)}"
+            for r in session.execute(registrations)
+        ]
+    return count, labels
+
+
+APPEND_ONLY_TABLES = ("rounds", "findings", "table_elections", "chain_entries")
+"""Tables whose rows are never updated or deleted by the service (on PostgreSQL a trigger refuses it to every role
+but the owner's)."""
+
+__all__ = [
+    "ZERO",
+    "canonical",
+    "content_digest",
+    "link",
+    "round_content",
+    "registration_content",
+    "append",
+    "append_links",
+    "Link",
+    "Position",
+]
