@@ -34,6 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app import metrics
+from app.store import chain
 from app.store import rounds as repo
 from app.store.db import Database
 from app.store.models import batch_chunks_table as C
@@ -604,7 +605,8 @@ def _store_chunk(
     pg = s.bind is not None and s.bind.dialect.name == "postgresql"
     store = _store_rounds_pg if pg else _store_rounds_generic
     # key -> None (inserted now) or the SHA-256 of the round someone else stored under that key before
-    stored = store(s, list(fresh.values()), source, started) if fresh else {}
+    links: list[chain.Link] = []  # the rounds inserted now, in line order, to append to the source's chain
+    stored = store(s, list(fresh.values()), source, started, links) if fresh else {}
     if _after_rounds_hook is not None:
         _after_rounds_hook(batch_id, chunk_no)
 
@@ -655,13 +657,28 @@ def _store_chunk(
         .where(C.c.batch_id == batch_id, C.c.chunk_no == chunk_no)
         .values(started_at=started, done_at=_now(), **counts)
     )
+    # Last: the chain. The source's head stays locked from here to the commit, so that concurrent chunks of one
+    # source wait for each other only over these three statements.
+    chain.append_links(s, source, links)
     return new
 
 
+def _chain_links(
+    inserted: dict[tuple[str, str], int], lines: list[_Line], source: str, started: datetime
+) -> list[chain.Link]:
+    """The chain entries of the rounds inserted now, in line order."""
+    return [
+        chain.link_of("round", pk, chain.round_content(_round_values(line, source, started)))
+        for line in lines
+        if (pk := inserted.get((line.round_id, line.jurisdiction))) is not None
+    ]
+
+
 def _store_rounds_generic(
-    s: Session, lines: list[_Line], source: str, started: datetime
+    s: Session, lines: list[_Line], source: str, started: datetime, links: list[chain.Link]
 ) -> dict[tuple[str, str], str | None]:
-    """Insert the rounds (SQLAlchemy, any dialect) and their findings; classify the keys (see _store_chunk)."""
+    """Insert the rounds (SQLAlchemy, any dialect) and their findings; classify the keys (see _store_chunk); add
+    the chain entries of the rounds inserted to ``links``."""
     stmt = (
         _dialect_insert(s, R)
         .on_conflict_do_nothing(index_elements=["round_id", "source", "jurisdiction"])
@@ -691,6 +708,7 @@ def _store_rounds_generic(
     findings = [f for k, pk in inserted.items() for f in _finding_values(pk, by_key[k], source)]
     if findings:
         s.execute(insert(F), findings)
+    links += _chain_links(inserted, lines, source, started)
     return stored
 
 
@@ -756,7 +774,7 @@ def _copy(cur: Any, table: str, columns: Sequence[tuple[str, str]], rows: Iterab
 
 
 def _store_rounds_pg(
-    s: Session, lines: list[_Line], source: str, started: datetime
+    s: Session, lines: list[_Line], source: str, started: datetime, links: list[chain.Link]
 ) -> dict[tuple[str, str], str | None]:
     driver = _driver(s)
     with driver.cursor() as cur:
@@ -793,6 +811,7 @@ def _store_rounds_pg(
         findings = [row for k, pk in inserted.items() for row in _finding_rows(pk, by_key[k], source)]
         if findings:
             _copy(cur, "findings", _FINDING_COLUMNS, findings)
+    links += _chain_links(inserted, lines, source, started)
     return stored
 
 
