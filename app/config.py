@@ -85,8 +85,23 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Address `bjaudit serve` listens on.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `bjaudit serve` listens on.")
     workers: int = Field(default=1, ge=1, description="uvicorn worker processes for `bjaudit serve`.")
-    access_log: bool = Field(default=True, description="uvicorn access log (costs 15-30% on small requests).")
-    log_level: str = Field(default="info", description="uvicorn log level.")
+    access_log: bool = Field(
+        default=True,
+        description="One access-log line per request (logger bjaudit.access), written by the service.",
+    )
+    log_level: str = Field(
+        default="info", description="Log level of the service, uvicorn and `bjaudit worker`."
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json",
+        description="Logs of `bjaudit serve` and `bjaudit worker` on standard error: one JSON object per line, or "
+        "human lines.",
+    )
+    metrics_access: Literal["public", "key", "off"] = Field(
+        default="key",
+        description="Who may read /metrics: anyone ('public'), an API key with the read scope ('key'), or no one "
+        "(no route, 404: 'off').",
+    )
     batch_chunk_lines: int = Field(
         default=2000,
         ge=1,

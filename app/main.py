@@ -17,7 +17,7 @@ from anyio import CapacityLimiter
 from fastapi import FastAPI
 from sqlalchemy.exc import DBAPIError
 
-from app import api
+from app import api, logs, metrics
 from app.api.deps import SingleRounds, UnitOfWork
 from app.config import Settings, get_settings, libpq_url
 from app.store import migrate
@@ -102,13 +102,15 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         migrate.upgrade_head(settings.database_url)
     except DBAPIError as exc:
         raise StartupError(explain_connect_error(exc, settings.database_url)) from None
+    metrics.share_between_processes(1 if reload else settings.workers)
     uvicorn.run(
         "app.main:app",
         host=host or settings.host,
         port=port or settings.port,
         reload=reload,
         workers=None if reload else settings.workers,
-        access_log=settings.access_log,
+        access_log=False,  # the service writes its own (app.api.observability)
+        log_config=logs.logging_config(settings.log_format, settings.log_level),
         log_level=settings.log_level,
         limit_concurrency=settings.max_connections,
         server_header=False,

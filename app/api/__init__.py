@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app.api import batches, openapi, problems, routes
+from app.api import batches, observability, openapi, problems, routes
 from app.api.deps import known_query_parameters
 
 
@@ -14,3 +14,4 @@ def install(app: FastAPI) -> None:
     for router in (routes.rounds, routes.tables, routes.rules, routes.health, batches.router):
         app.include_router(router, dependencies=strict)
     openapi.install(app)
+    observability.install(app)

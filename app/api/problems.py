@@ -23,6 +23,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.logs import request_id
 from app.store.db import DatabaseTimeout
 from app.usecases.errors import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
 from app.usecases.errors import ServiceError, problem_body
@@ -72,11 +73,20 @@ def problem(
         body["errors"] = errors
     if extra:
         body.update({k: v for k, v in extra.items() if k not in body})
+    _identify(body)
     return Response(orjson.dumps(body), status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
+def _identify(body: dict[str, Any]) -> dict[str, Any]:
+    """The request's ID in its problem (as in its X-Request-ID header and log lines), to quote when reporting it."""
+    rid = request_id.get()
+    if rid is not None:
+        body.setdefault("request_id", rid)
+    return body
+
+
 def service_problem(request: Request | None, exc: ServiceError) -> Response:
-    body = problem_body(exc, request.url.path if request is not None else None)
+    body = _identify(problem_body(exc, request.url.path if request is not None else None))
     return Response(
         orjson.dumps(body), status_code=exc.status, media_type=PROBLEM_JSON, headers=exc.headers or None
     )

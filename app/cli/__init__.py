@@ -128,11 +128,12 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_worker(args: argparse.Namespace, out: IO[str]) -> int:
     import logging
 
+    from app import logs
     from app.config import get_settings
     from app.usecases.batch_queue import CannotStart, run_worker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = get_settings()
+    logs.configure(settings.log_format, settings.log_level)
     if not settings.database_url.startswith(("postgres", "postgresql")):
         print(
             "bjaudit worker: the job queue needs PostgreSQL (DATABASE_URL=postgresql://...); with SQLite the "
