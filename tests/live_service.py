@@ -24,16 +24,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def live_key(workdir: Path) -> str:
+    """The first API key a :func:`live_service` in ``workdir`` made (on its new database)."""
+    return (workdir / "admin-key").read_text().strip()
+
+
+def live_auth(workdir: Path) -> dict[str, str]:
+    return {"Authorization": f"Bearer {live_key(workdir)}"}
+
+
 @contextmanager
 def live_service(workdir: Path, env: dict[str, str]) -> Iterator[tuple[str, int]]:
-    """Serve with ``env`` added to the environment until the block ends; yields (base URL, port)."""
+    """Serve with ``env`` added to the environment until the block ends; yields (base URL, port). On a new
+    database, the service's first API key is in ``workdir / "admin-key"`` (:func:`live_key`)."""
     port = free_port()
     log_path = workdir / f"serve-{port}.log"
     log = log_path.open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
         cwd=ROOT,
-        env={**os.environ, "BJAUDIT_ACCESS_LOG": "false", **env},
+        env={
+            **os.environ,
+            "BJAUDIT_ACCESS_LOG": "false",
+            "BJAUDIT_ADMIN_KEY_FILE": str(workdir / "admin-key"),
+            **env,
+        },
         stdout=log,
         stderr=subprocess.STDOUT,
     )

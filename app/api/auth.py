@@ -14,10 +14,10 @@ from __future__ import annotations
 import ipaddress
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from limits import RateLimitItem, parse_many
@@ -163,10 +163,11 @@ def route_scopes(route: APIRoute) -> tuple[str, ...] | None:
     return found[0]
 
 
-def declare(app: FastAPI) -> None:
-    """Check that every route declares its access, and put it in the OpenAPI document: ``security`` (the bearer
-    key) and ``x-bjaudit-scopes`` (:mod:`app.api.openapi` adds the 401/403/429 answers)."""
-    for route in app.routes:
+def declare(app: FastAPI, routers: Iterable[APIRouter] = ()) -> None:
+    """Check that every route (the app's own, and those of ``routers``, which it includes) declares its access, and
+    put it in the OpenAPI document: ``security`` (the bearer key) and ``x-bjaudit-scopes`` (:mod:`app.api.openapi`
+    adds the 401/403/429 answers). Call it before the app serves or builds its OpenAPI document."""
+    for route in [r for router in (app.router, *routers) for r in router.routes]:
         if not isinstance(route, APIRoute):
             continue
         scopes = route_scopes(route)

@@ -344,7 +344,7 @@ BatchId = Annotated[
 
 @router.get("/batches/{batch_id}", response_model=BatchStatus, responses=_problems(404, 500, 503))
 async def get_batch(
-    batch_id: BatchId, request: Request, uow: UnitOfWorkDep, who: SubmitterOrReader
+    who: SubmitterOrReader, batch_id: BatchId, request: Request, uow: UnitOfWorkDep
 ) -> Response:
     """A batch's state and progress: counts by outcome, elapsed time, rate."""
     status = await uow.read(batches.batch_status, batch_id, who.source)
@@ -375,10 +375,10 @@ async def get_batch(
     },
 )
 async def get_batch_results(
+    who: SubmitterOrReader,
     batch_id: BatchId,
     request: Request,
     uow: UnitOfWorkDep,
-    who: SubmitterOrReader,
     only: Annotated[
         Literal["findings", "rejected"] | None,
         Query(

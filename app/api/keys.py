@@ -58,7 +58,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, object]]:
 
 
 @router.post("/keys", status_code=201, response_model=CreatedKey, responses=_problems(404, 422, 500, 503))
-async def create_key(body: KeyRequest, uow: UnitOfWorkDep, who: Admin) -> Response:
+async def create_key(who: Admin, body: KeyRequest, uow: UnitOfWorkDep) -> Response:
     """Create an API key; the answer carries the key once."""
     source = None if body.all_sources else (body.source or who.source)
     if source is None and not body.all_sources:
@@ -68,16 +68,16 @@ async def create_key(body: KeyRequest, uow: UnitOfWorkDep, who: Admin) -> Respon
 
 
 @router.get("/keys", response_model=KeyList, responses=_problems(500, 503))
-async def list_keys(uow: UnitOfWorkDep, who: Admin) -> Response:
+async def list_keys(who: Admin, uow: UnitOfWorkDep) -> Response:
     """The keys this admin key manages (its source's; every key for a key of every source). Never the secrets."""
     return Response(key_cases.keys_body(await uow.read(key_cases.list_keys, who)), media_type=JSON)
 
 
 @router.delete("/keys/{key_id}", response_model=KeyInfo, responses=_problems(404, 422, 500, 503))
 async def revoke_key(
+    who: Admin,
     key_id: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$", description="The key's public id.")],
     uow: UnitOfWorkDep,
-    who: Admin,
 ) -> Response:
     """Revoke a key, effective at once. The key stays listed, with its revocation time."""
     return Response(orjson.dumps(await uow.run(key_cases.revoke_key, key_id, who)), media_type=JSON)

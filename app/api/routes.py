@@ -80,7 +80,7 @@ health = APIRouter(tags=["health"])
     },
     openapi_extra=ROUND_BODY,
 )
-async def submit_round(body: JsonBody, single: SingleRoundsDep, who: Submitter) -> Response:
+async def submit_round(who: Submitter, body: JsonBody, single: SingleRoundsDep) -> Response:
     """Audit a round and store the record and its audit; the same record again answers the stored audit."""
     source = who.writes(None)
     outcome = await single.submit(body, source)
@@ -142,8 +142,8 @@ def _rule(value: str | None) -> str | None:
     responses=_problems(422, 500, 503),
 )
 async def search_rounds(
-    uow: UnitOfWorkDep,
     who: Reader,
+    uow: UnitOfWorkDep,
     table: Annotated[str | None, Query(description="Table id.")] = None,
     played_from: Annotated[
         str | None, Query(alias="from", description="Played at or after. " + _WHEN)
@@ -215,9 +215,9 @@ RoundId = Annotated[
     responses=_problems(404, 409, 422, 500, 503),
 )
 async def get_round(
+    who: Reader,
     round_id: RoundId,
     single: SingleRoundsDep,
-    who: Reader,
     source: SourceQuery = None,
     jurisdiction: JurisdictionQuery = None,
 ) -> Response:
@@ -237,9 +237,9 @@ async def get_round(
     },
 )
 async def get_record(
+    who: Reader,
     round_id: RoundId,
     uow: UnitOfWorkDep,
-    who: Reader,
     source: SourceQuery = None,
     jurisdiction: JurisdictionQuery = None,
 ) -> Response:
@@ -257,7 +257,7 @@ async def get_record(
     responses=_problems(408, 413, 415, 422, 500, 503),
     openapi_extra=ROUND_BODY,
 )
-async def dry_run(body: JsonBody, uow: UnitOfWorkDep, who: Submitter) -> Response:
+async def dry_run(who: Submitter, body: JsonBody, uow: UnitOfWorkDep) -> Response:
     """Audit a round without storing anything (for integrators testing their feed). A round without
     `table.rules` is audited by the elections its source registered for the table, as a submission would be."""
     audited = await uow.read(round_cases.dry_run, body, who.writes(None))
@@ -312,7 +312,7 @@ def _elections_location(table_id: str, jurisdiction: str) -> str:
     openapi_extra=ELECTIONS_BODY,
 )
 async def register_elections(
-    table_id: TableId, body: JsonBody, uow: UnitOfWorkDep, who: Admin, source: SourceParam = None
+    who: Admin, table_id: TableId, body: JsonBody, uow: UnitOfWorkDep, source: SourceParam = None
 ) -> Response:
     """Register the table's rule elections from `effective_from` on, with a reason; or correct the registration
     in force at that time (`supersedes`). Rounds of the table (of this source, in this jurisdiction) sent without
@@ -334,9 +334,9 @@ async def register_elections(
     responses=_problems(422, 500, 503),
 )
 async def list_elections(
+    who: Reader,
     table_id: TableId,
     uow: UnitOfWorkDep,
-    who: Reader,
     source: SourceParam = None,
     jurisdiction: Annotated[
         Literal["US-NJ", "NZ"] | None, Query(description="Only this jurisdiction's registrations.")

@@ -63,9 +63,7 @@ def _body(
     stats["seconds"] = time.monotonic() - started
 
 
-def upload_file(
-    client: httpx.Client, path: Path, *, source: str | None, gzip: bool, err: IO[str]
-) -> dict[str, Any]:
+def upload_file(client: httpx.Client, path: Path, *, gzip: bool, err: IO[str]) -> dict[str, Any]:
     """POST one file to /v1/batches; the answer's JSON (batch_id, location, lines_received, created)."""
     progress = Progress(err)
     stats = {"bytes": 0.0, "lines": 0.0, "seconds": 0.0}
@@ -73,8 +71,6 @@ def upload_file(
     headers = {"Content-Type": "application/x-ndjson"}
     if gzip or already_gz:
         headers["Content-Encoding"] = "gzip"
-    if source:
-        headers["X-Bjaudit-Source"] = source
     resp = client.post(
         "/v1/batches",
         content=_body(path, gzip and not already_gz, already_gz, progress, stats),
@@ -166,7 +162,7 @@ def upload_files(
     paths: list[str],
     *,
     url: str,
-    source: str | None = None,
+    key: str | None = None,
     results: str | None = None,
     gzip: bool = False,
     wait: bool = True,
@@ -177,11 +173,12 @@ def upload_files(
     timeout = httpx.Timeout(30.0, read=600.0)  # the answer comes once the whole file is stored
     res_file = open(results, "wb") if results else None  # noqa: SIM115
     try:
-        with httpx.Client(base_url=url, timeout=timeout) as client:
+        auth = {"Authorization": f"Bearer {key}"} if key else {}
+        with httpx.Client(base_url=url, timeout=timeout, headers=auth) as client:
             for name in paths:
                 path = Path(name)
                 try:
-                    accepted = upload_file(client, path, source=source, gzip=gzip, err=err)
+                    accepted = upload_file(client, path, gzip=gzip, err=err)
                 except (UploadFailed, httpx.HTTPError, OSError) as exc:
                     print(f"bjaudit upload: {name}: {exc}", file=err)
                     status = EXIT_FAILED
