@@ -31,7 +31,27 @@ class Settings(BaseSettings):
     default_source: str = Field(
         default="default",
         pattern=r"^[A-Za-z0-9._:-]{1,128}$",
-        description="The submitting table system when a request carries no X-Bjaudit-Source header.",
+        description="The source of the first API key (made at first start) and of anonymous development access.",
+    )
+    admin_key_file: str = Field(
+        default="./var/admin-key",
+        description="Where `bjaudit serve` writes the first API key it makes on a database with none (readable "
+        "only by the user running it); empty not to write it.",
+    )
+    dev_anonymous: bool = Field(
+        default=False,
+        description="Development only: a request without an API key from a loopback address acts with every scope "
+        "for the default source. `bjaudit serve` refuses it on an address that is not loopback.",
+    )
+    rate_limit: str = Field(
+        default="1000/second;20000/minute",
+        description="Requests each API key may make (limits' notation, ';'-separated: '100/second;5000/minute'); "
+        "over it, 429 with Retry-After. Empty for no limit.",
+    )
+    rate_limit_storage: str = Field(
+        default="memory://",
+        description="Where the rate limits count: memory:// (per process) or redis://host:6379 (shared by every "
+        "process and host).",
     )
     body_timeout_seconds: float = Field(
         default=30.0,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,9 +16,11 @@ from pathlib import Path
 
 from anyio import CapacityLimiter
 from fastapi import FastAPI
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from app import api, logs, metrics
+from app.api.auth import Authenticator
 from app.api.deps import SingleRounds, UnitOfWork
 from app.config import Settings, get_settings, libpq_url
 from app.store import migrate
@@ -28,8 +31,13 @@ from app.usecases.auditing import ENGINE_VERSION as VERSION
 DESCRIPTION = """\
 Audits recorded blackjack rounds against New Jersey and New Zealand rules, and keeps every round and its audit.
 
-Errors are RFC 9457 problem details (`application/problem+json`). Round IDs are unique per submitting table system
-(`X-Bjaudit-Source` header, default `default`) and jurisdiction; resubmitting the same record is safe.
+Every route but health, the rule catalogue and these documents needs an API key: `Authorization: Bearer bja_...`.
+A key acts for one source (a casino's table system) or, for regulators and operators, for every source, with the
+scopes `submit` (rounds, batches, dry runs), `read` (lookups, searches, batch progress) and `admin` (keys, table
+elections); each route says which (`x-bjaudit-scopes`). `bjaudit serve` prints the first key on a new database.
+
+Errors are RFC 9457 problem details (`application/problem+json`). Round IDs are unique per source (the key's) and
+jurisdiction; resubmitting the same record is safe.
 """
 
 OPENAPI_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
@@ -59,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         )
         app.state.single_rounds = SingleRounds(uow, pg)
+        app.state.auth = Authenticator(settings, uow, pg)
         try:
             app.state.migration_heads = migrate.head_revisions()
         except FileNotFoundError:
@@ -98,8 +107,15 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
     from app.api.protocol import ProblemHttpToolsProtocol
 
     settings = get_settings()
+    bind = host or settings.host
+    if settings.dev_anonymous and not _is_loopback_name(bind):
+        raise StartupError(
+            f"BJAUDIT_DEV_ANONYMOUS is for development on a loopback address only; this would serve {bind!r}: "
+            "unset it, or listen on 127.0.0.1"
+        )
     try:
         migrate.upgrade_head(settings.database_url)
+        first_key(settings)
     except DBAPIError as exc:
         raise StartupError(explain_connect_error(exc, settings.database_url)) from None
     metrics.share_between_processes(1 if reload else settings.workers)
@@ -116,6 +132,51 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         server_header=False,
         http=ProblemHttpToolsProtocol,
     )
+
+
+def _is_loopback_name(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def first_key(settings: Settings) -> str | None:
+    """On a database without API keys, make the first one (every scope, for the default source), print it once on
+    standard error and write it to BJAUDIT_ADMIN_KEY_FILE, readable only by this user. Returns the key, or None."""
+    from app.usecases import keys
+
+    db = Database.from_settings(settings)
+    try:
+        with db.session() as session:
+            if db.engine.dialect.name == "postgresql":  # two services starting at once make one key
+                session.execute(text("LOCK TABLE api_keys IN EXCLUSIVE MODE"))
+            created = keys.bootstrap(session, settings.default_source)
+    finally:
+        db.dispose()
+    if created is None:
+        return None
+    where = ""
+    if settings.admin_key_file:
+        path = Path(settings.admin_key_file)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(created.key + "\n")
+        where = f" It is also in {path} (readable only by you)."
+    print(
+        f"bjaudit: this is a new database, so here is its first API key (scopes admin, read, submit; source "
+        f"{settings.default_source!r}). It is shown only now:\n\n    {created.key}\n\n{where.strip()} Send it as "
+        "'Authorization: Bearer <key>'; make narrower keys with `bjaudit keys create`.",
+        file=sys.stderr,
+        flush=True,
+    )
+    return created.key
 
 
 def openapi_text(application: FastAPI | None = None) -> str:

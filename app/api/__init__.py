@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app.api import batches, observability, openapi, problems, routes
+from app.api import auth, batches, keys, observability, openapi, problems, routes
 from app.api.deps import known_query_parameters
 
 
 def install(app: FastAPI) -> None:
     problems.install(app)
     strict = [Depends(known_query_parameters)]
-    for router in (routes.rounds, routes.tables, routes.rules, routes.health, batches.router):
+    routers = (routes.rounds, routes.tables, routes.rules, routes.health, batches.router, keys.router)
+    for router in routers:
         app.include_router(router, dependencies=strict)
     openapi.install(app)
+    auth.declare(app, routers)
     observability.install(app)

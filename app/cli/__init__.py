@@ -160,13 +160,80 @@ def cmd_upload(args: argparse.Namespace, out: IO[str]) -> int:
     return upload_files(
         args.paths,
         url=args.url,
-        source=args.source,
+        key=_key(args.key),
         results=args.results,
         gzip=args.gzip,
         wait=not args.no_wait,
         out=out,
         err=sys.stderr,
     )
+
+
+DEFAULT_KEY_FILE = "./var/admin-key"
+
+
+def _key(given: str | None) -> str | None:
+    """The API key to send: the one given, else the one `bjaudit serve` wrote on first start (the quickstart)."""
+    if given:
+        return given.strip()
+    path = os.environ.get("BJAUDIT_ADMIN_KEY_FILE") or DEFAULT_KEY_FILE
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def _keys_db() -> Any:
+    from app.config import get_settings
+    from app.store import migrate
+    from app.store.db import Database
+
+    settings = get_settings()
+    migrate.upgrade_head(settings.database_url)
+    return Database.from_settings(settings)
+
+
+def cmd_keys(args: argparse.Namespace, out: IO[str]) -> int:
+    from app.usecases import keys
+    from app.usecases.errors import ServiceError
+
+    db = _keys_db()
+    try:
+        with db.session() as session:
+            if args.keys_command == "create":
+                created = keys.create_key(
+                    session, None if args.all_sources else args.source, args.scope, args.label
+                )
+                info = created.info
+                print(
+                    f"key {info['key_id']} for {'every source' if info['source'] is None else repr(info['source'])}, "
+                    f"scopes {' '.join(info['scopes'])}, label {info['label']!r}. It is shown only now; send it as "
+                    "'Authorization: Bearer <key>':",
+                    file=sys.stderr,
+                )
+                out.write(created.key + "\n")
+            elif args.keys_command == "list":
+                items = keys.list_keys(session)
+                if args.format == "json":
+                    out.write(keys.keys_body(items).decode() + "\n")
+                else:
+                    for k in items:
+                        state = f"revoked {k['revoked_at']}" if k["revoked_at"] else "active"
+                        source = "*" if k["source"] is None else k["source"]
+                        out.write(
+                            f"{k['key_id']}  {source:<20} {','.join(k['scopes']):<18} {state:<32} {k['label']}\n"
+                        )
+            else:
+                info = keys.revoke_key(session, args.key_id)
+                print(f"key {info['key_id']} revoked at {info['revoked_at']}", file=out)
+    except ServiceError as exc:
+        details = "; ".join(f"{e.get('pointer', '')} {e.get('detail', '')}".strip() for e in exc.errors or [])
+        print(f"bjaudit keys: {exc.detail}" + (f" ({details})" if details else ""), file=sys.stderr)
+        return 2
+    finally:
+        db.dispose()
+    return 0
 
 
 def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
@@ -280,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
         "its summary. Each file is one batch; uploading the same file again answers the same batch. "
         "Exit status: 0 all compliant, 1 any findings, duplicates or conflicts, 2 any rejected line or failed upload.",
         epilog="Examples:\n  bjaudit upload day.ndjson --results results.ndjson\n"
-        "  bjaudit upload day.ndjson --url http://audit.example:8000 --gzip --source BOR-TS1\n"
+        "  BJAUDIT_KEY=bja_... bjaudit upload day.ndjson --url http://audit.example:8000 --gzip\n"
         "  bjaudit upload day.ndjson.gz --no-wait",
     )
     u.add_argument("paths", nargs="+", metavar="FILE", help="NDJSON file (or .gz) of rounds")
@@ -289,11 +356,47 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("BJAUDIT_URL") or DEFAULT_URL,
         help=f"the service's base URL (default: BJAUDIT_URL, else {DEFAULT_URL}, where make run serves)",
     )
-    u.add_argument("--source", help="submitting table system (X-Bjaudit-Source); default: the service's")
+    u.add_argument(
+        "--key",
+        default=os.environ.get("BJAUDIT_KEY"),
+        help="API key with the submit scope; the batch is its source's (default: BJAUDIT_KEY, else the first key "
+        f"`bjaudit serve` wrote to {DEFAULT_KEY_FILE})",
+    )
     u.add_argument("--results", metavar="PATH", help="save the per-line results (NDJSON) here")
     u.add_argument("--gzip", action="store_true", help="compress on the fly (Content-Encoding: gzip)")
     u.add_argument("--no-wait", action="store_true", help="return once uploaded; do not wait for the audit")
     u.set_defaults(func=cmd_upload)
+
+    k = sub.add_parser(
+        "keys",
+        help="create, list and revoke API keys (on the configured database)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="API keys, made and revoked straight in the database (DATABASE_URL): whoever can run this "
+        "holds the database. A key acts for one source (--source) or every source (--all-sources: regulators, "
+        "operators), with scopes: submit (rounds, batches, dry runs), read (lookups, searches, batch progress, "
+        "integrity), admin (keys, table elections). Only a hash of each key is stored: `create` shows the key once.",
+        epilog="Examples:\n  bjaudit keys create --source casino-a --scope submit --label 'BJ pit 3 shoe reader'\n"
+        "  bjaudit keys create --all-sources --scope read --label 'DGE auditor J. Smith'\n"
+        "  bjaudit keys list\n  bjaudit keys revoke 0123456789abcdef",
+    )
+    ksub = k.add_subparsers(dest="keys_command", required=True, metavar="{create,list,revoke}")
+    kc = ksub.add_parser("create", help="create a key and print it (once) on stdout")
+    who = kc.add_mutually_exclusive_group(required=True)
+    who.add_argument("--source", help="the source (tenant) the key acts for")
+    who.add_argument("--all-sources", action="store_true", help="a key for every source (read, admin)")
+    kc.add_argument(
+        "--scope",
+        action="append",
+        required=True,
+        choices=["submit", "read", "admin"],
+        help="a scope (repeat for several)",
+    )
+    kc.add_argument("--label", required=True, help="who or what will use it (kept, listed, logged)")
+    kl = ksub.add_parser("list", help="list keys (never their secrets)")
+    kl.add_argument("--format", choices=["text", "json"], default="text")
+    kr = ksub.add_parser("revoke", help="revoke a key, effective at once")
+    kr.add_argument("key_id", help="the key's id (bja_<key_id>_...)")
+    k.set_defaults(func=cmd_keys)
 
     g = sub.add_parser(
         "generate",
