@@ -151,6 +151,11 @@ class Settings(BaseSettings):
         description="A worker silent (no heartbeat) this long is taken for dead: its chunks are queued again. "
         "Workers send a heartbeat, and look for lost chunks, every third of it.",
     )
+    signing_key_file: str = Field(
+        default="./var/signing-key.pem",
+        description="The service's Ed25519 key (PEM, PKCS#8) that signs exported chain heads "
+        "(GET /v1/integrity/head, `bjaudit integrity head`); made, readable only by its owner, on first use.",
+    )
 
     def uses_queue(self) -> bool:
         """Whether batch chunks go to the procrastinate queue (else they are audited in the API process)."""

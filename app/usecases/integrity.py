@@ -1,0 +1,493 @@
+"""Tamper evidence: verify each source's hash chain, and export or check its signed head.
+
+:func:`check_entries` is the walk, pure: entries in seq order in, problems out. It reports, per source, the FIRST
+problem and a bounded list of all:
+
+- ``deleted``: a seq missing (an entry deleted), a row an entry records that is gone, the end of the chain cut;
+- ``modified``: an entry whose hash does not follow from the previous hash and its digest, a stored row whose
+  content no longer gives the digest appended (its record, audit, verdict, round_id, played_at, table ...), a
+  round whose ``findings`` rows disagree with its audit, a head that disagrees with the last entry;
+- ``inserted``: an entry that does not belong where it stands (the next one links to the one before it), stored
+  rows that no entry records (written outside the service), entries past the head;
+- ``reordered``: an entry whose hash follows another entry's hash than its predecessor's (it was moved).
+
+:func:`verify_source` streams a source's entries from the database a page at a time (records are hashed by the
+database and never leave it), so memory stays flat whatever the chain's length.
+
+The signed head (:func:`signed_head`) is the last seq and hash of a source's chain, signed with the service's Ed25519
+key; :func:`check_signature` checks one without the database, :func:`check_head_in_chain` that the chain still
+holds that hash at that seq (a chain rewritten since the export does not). docs/integrity.md has the definitions.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import orjson
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from sqlalchemy.orm import Session
+
+from app.domain.model import Round
+from app.store import chain
+from app.store import rounds as rounds_repo
+from app.usecases.errors import ServiceError
+
+MAX_PROBLEMS = 100
+"""Problems listed per source (all are counted)."""
+PAGE = 1000
+"""Entries read per query."""
+WINDOW = 256
+"""Entries kept behind and read ahead of the one checked, to tell a moved entry from a modified one."""
+
+
+class NoChain(ServiceError):
+    status, slug, title = 404, "no-chain", "The source has no chain yet"
+
+
+class SigningKeyUnusable(ServiceError):
+    status, slug, title = 500, "signing-key-unusable", "The service's signing key cannot be used"
+
+
+# --- the walk (pure) --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    seq: int | None
+    """The entry concerned (the first missing one for a gap); None for rows no entry records."""
+    kind: str
+    """modified, deleted, inserted or reordered."""
+    what: str
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "kind": self.kind, "what": self.what, "detail": self.detail}
+
+    def plain(self) -> str:
+        """One line for people.
+
+        >>> Problem(7, "deleted", "round BOR-1 (US-NJ)", "the round is no longer stored").plain()
+        'entry 7: deleted: round BOR-1 (US-NJ): the round is no longer stored'
+        """
+        where = f"entry {self.seq}: " if self.seq is not None else ""
+        return f"{where}{self.kind}: {self.what}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A chain entry as the walk sees it, with what the database holds now for the row it records."""
+
+    seq: int
+    kind: str
+    label: str
+    digest: bytes
+    hash: bytes
+    row_digest: bytes | None
+    """The digest of the recorded row's content recomputed now; None when the row is gone."""
+    row_problems: tuple[str, ...] = ()
+    """Other ways the row disagrees with itself (its findings rows, its record_sha256 column)."""
+
+
+@dataclass
+class Report:
+    source: str
+    limit: int = MAX_PROBLEMS
+    entries: int = 0
+    head: chain.Position | None = None
+    problems: list[Problem] = field(default_factory=list)
+    problem_count: int = 0
+
+    def add(self, problem: Problem) -> None:
+        self.problem_count += 1
+        if len(self.problems) < self.limit:
+            self.problems.append(problem)
+
+    @property
+    def ok(self) -> bool:
+        return self.problem_count == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "entries": self.entries,
+            "head": None if self.head is None else self.head.to_dict(),
+            "ok": self.ok,
+            "first_problem": self.problems[0].to_dict() if self.problems else None,
+            "problem_count": self.problem_count,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+    def summary(self) -> str:
+        """The report in a line or two, for the command line."""
+        head = "no head" if self.head is None else f"head {self.head.seq} {self.head.hash.hex()[:16]}..."
+        line = f"source {self.source}: {self.entries} entries, {head}: "
+        if self.ok:
+            return line + "OK"
+        first = self.problems[0].plain() if self.problems else ""
+        n = self.problem_count
+        return line + f"{n} problem{'s' if n != 1 else ''}; the first: {first}"
+
+
+def _range(first: int, last: int) -> str:
+    return f"chain entry {first}" if first == last else f"chain entries {first} to {last}"
+
+
+def check_entries(entries: Iterable[Entry], report: Report) -> chain.Position | None:
+    """Walk a source's entries (in seq order, from seq 1) and add what is wrong to ``report``; the last entry's
+    position. At most one problem per entry: what is wrong with the entry itself before what is wrong with its row.
+    """
+    source = iter(entries)
+    ahead: deque[Entry] = deque()
+    behind: deque[Entry] = deque(maxlen=WINDOW)
+
+    def fill() -> None:
+        while len(ahead) < WINDOW:
+            nxt = next(source, None)
+            if nxt is None:
+                return
+            ahead.append(nxt)
+
+    expected, previous, last = 1, chain.ZERO, None
+    fill()
+    while ahead:
+        e = ahead.popleft()
+        fill()
+        report.entries += 1
+        entry_problem: Problem | None = None
+        if e.seq != expected:
+            entry_problem = Problem(
+                expected,
+                "deleted",
+                _range(expected, e.seq - 1),
+                f"missing: entry {e.seq} comes after entry {expected - 1}",
+            )
+            previous = e.hash  # its predecessor is gone: the walk goes on from it
+        elif chain.link(previous, e.digest) != e.hash:
+            moved = next(
+                (
+                    x
+                    for x in (*behind, *ahead)
+                    if x.seq != e.seq - 1 and chain.link(x.hash, e.digest) == e.hash
+                ),
+                None,
+            )
+            nxt = ahead[0] if ahead else None
+            if moved is not None:
+                entry_problem = Problem(
+                    e.seq,
+                    "reordered",
+                    e.label,
+                    f"its hash follows entry {moved.seq}'s, not entry {e.seq - 1}'s: it was moved from seq "
+                    f"{moved.seq + 1}",
+                )
+                previous = e.hash
+            elif nxt is not None and nxt.seq == e.seq + 1 and chain.link(previous, nxt.digest) == nxt.hash:
+                entry_problem = Problem(
+                    e.seq,
+                    "inserted",
+                    e.label,
+                    f"entry {nxt.seq} follows entry {e.seq - 1}: this entry was put between them",
+                )
+            else:
+                entry_problem = Problem(
+                    e.seq,
+                    "modified",
+                    e.label,
+                    f"its hash does not follow from entry {e.seq - 1}'s hash and its digest: the entry was changed",
+                )
+                previous = e.hash
+        else:
+            previous = e.hash
+        if entry_problem is not None:
+            report.add(entry_problem)
+        else:
+            _check_row(e, report)
+        behind.append(e)
+        expected, last = e.seq + 1, e
+    return None if last is None else chain.Position(last.seq, last.hash)
+
+
+def _check_row(e: Entry, report: Report) -> None:
+    noun = "round" if e.kind == "round" else "registration"
+    if e.row_digest is None:
+        report.add(Problem(e.seq, "deleted", e.label, f"the {noun} it records is no longer stored"))
+        return
+    why = list(e.row_problems)
+    if e.row_digest != e.digest:
+        why.insert(0, f"the stored {noun} is not what was appended (its content's digest changed)")
+    if why:
+        report.add(Problem(e.seq, "modified", e.label, "; ".join(why)))
+
+
+def check_end(
+    report: Report,
+    last: chain.Position | None,
+    head: chain.Position | None,
+    beyond: tuple[int, int | None],
+    unchained: tuple[int, Sequence[str]],
+) -> None:
+    """What the walk cannot see: the head against the last entry, entries past the head, rows no entry records."""
+    if head is None:
+        if last is not None:
+            report.add(
+                Problem(
+                    None,
+                    "deleted",
+                    "chain head",
+                    f"no head row, but {last.seq} entries: the head was deleted",
+                )
+            )
+    elif last is None or last.seq < head.seq:
+        first = 1 if last is None else last.seq + 1
+        report.add(
+            Problem(
+                first,
+                "deleted",
+                _range(first, head.seq),
+                f"the head counts {head.seq} entries: the end of the chain was cut",
+            )
+        )
+    elif last.hash != head.hash:
+        report.add(
+            Problem(
+                head.seq,
+                "modified",
+                "chain head",
+                f"its hash is not entry {head.seq}'s: the head was changed",
+            )
+        )
+    count, top = beyond
+    if count:
+        start = (head.seq if head is not None else 0) + 1
+        report.add(
+            Problem(
+                start,
+                "inserted",
+                f"{count} chain entries up to seq {top}",
+                "past the head: appended outside the service",
+            )
+        )
+    n, labels = unchained
+    for what in labels:
+        report.add(
+            Problem(
+                None,
+                "inserted",
+                what,
+                "stored, but no chain entry records it: written outside the service (or its entry deleted)",
+            )
+        )
+    report.problem_count += n - len(labels)
+
+
+# --- a round's own consistency ------------------------------------------------------------------------------------
+
+
+def findings_disagree(values: Mapping[str, Any], pk: int, rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """How a round's ``findings`` rows disagree with its audit JSON (they are derived from it), or None."""
+    try:
+        findings = list(orjson.loads(values["audit"]).get("findings") or [])
+    except (orjson.JSONDecodeError, AttributeError):
+        return "its audit is not a JSON object"
+    if len(rows) != len(findings):
+        return f"{len(rows)} findings rows, but its audit has {len(findings)} findings"
+    coordinates = SimpleNamespace(
+        jurisdiction=values["jurisdiction"], table_id=values["table_id"], played_at=values["played_at"]
+    )
+    expected = rounds_repo.finding_rows(pk, findings, values["source"], cast(Round, coordinates))
+    for want, got in zip(expected, rows, strict=True):
+        differ = [k for k, v in want.items() if got.get(k) != v]
+        if differ:
+            return f"findings row {want['seq']} disagrees with its audit ({', '.join(differ)})"
+    return None
+
+
+# --- the database -------------------------------------------------------------------------------------------------
+
+
+def _entries(session: Session, source: str, upto: int, page: int) -> Iterator[Entry]:
+    after = 0
+    while True:
+        rows = chain.entries_page(session, source, after, upto, page)
+        if not rows:
+            return
+        pks = [int(r.r_id) for r in rows if r.r_id is not None]
+        findings = chain.findings_of(session, pks)
+        for r in rows:
+            yield _entry(r, findings)
+        after = int(rows[-1].seq)
+
+
+def _entry(r: Any, findings: Mapping[int, Sequence[Mapping[str, Any]]]) -> Entry:
+    row_digest: bytes | None = None
+    why: list[str] = []
+    if r.kind == "round" and r.r_id is not None:
+        values = chain.round_values(r)
+        row_digest = chain.content_digest(chain.round_content(values))
+        if values["record_sha256"] != r.r_record_sha256:
+            why.append("its record_sha256 column is not the SHA-256 of its record")
+        disagree = findings_disagree(values, int(r.r_id), findings.get(int(r.r_id), ()))
+        if disagree:
+            why.append(disagree)
+    elif r.kind == "registration" and r.t_id is not None:
+        row_digest = chain.content_digest(chain.registration_content(chain.registration_values(r)))
+    return Entry(int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why))
+
+
+def verify_source(session: Session, source: str, *, page: int = PAGE, limit: int = MAX_PROBLEMS) -> Report:
+    """Verify one source's chain and rows. Entries appended while it runs are left for the next verification."""
+    report = Report(source, limit)
+    head = chain.head(session, source)
+    upto = head.seq if head is not None else 2**62
+    last = check_entries(_entries(session, source, upto, page), report)
+    now = chain.head(session, source)  # appends made meanwhile moved it on: they are not "past the head"
+    report.head = head
+    check_end(
+        report,
+        last,
+        head,
+        chain.entries_beyond(session, source, now.seq if now is not None else (last.seq if last else 0)),
+        chain.unchained(session, source, limit),
+    )
+    return report
+
+
+def verify(session: Session, source: str | None = None) -> list[Report]:
+    """Verify one source, or every source with a chain or a stored row."""
+    return [verify_source(session, s) for s in ([source] if source is not None else chain.sources(session))]
+
+
+def integrity_answer(session: Session, source: str) -> bytes:
+    """``GET /v1/integrity``: the verification of one source, as JSON."""
+    return orjson.dumps(verify_source(session, source).to_dict())
+
+
+# --- the signed head -------------------------------------------------------------------------------------------------
+
+SIGNED_FIELDS = ("source", "seq", "hash", "exported_at", "public_key")
+"""What the signature covers: the canonical JSON of these fields of the export."""
+
+
+def load_signing_key(path: Path | str, *, create: bool = True) -> Ed25519PrivateKey:
+    """The service's Ed25519 key, from a PEM file (PKCS#8); made (mode 0600) when missing and ``create``."""
+    path = Path(path)
+    if not path.exists() and create:
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # made meanwhile by another process: use that one
+            pass
+        else:
+            with os.fdopen(fd, "wb") as f:
+                f.write(pem)
+            return key
+    try:
+        loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise SigningKeyUnusable(f"The signing key {str(path)!r} cannot be read: {exc}") from exc
+    if not isinstance(loaded, Ed25519PrivateKey):
+        raise SigningKeyUnusable(f"The signing key {str(path)!r} is not an Ed25519 key.")
+    return loaded
+
+
+def raw_public_key(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def public_key_pem(key: Ed25519PrivateKey) -> bytes:
+    return key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
+def signed_payload(doc: Mapping[str, Any]) -> bytes:
+    """The bytes a head's signature covers: the canonical JSON of :data:`SIGNED_FIELDS`."""
+    return chain.canonical({k: doc[k] for k in SIGNED_FIELDS})
+
+
+def signed_head(
+    source: str, position: chain.Position, key: Ed25519PrivateKey, now: datetime | None = None
+) -> dict[str, Any]:
+    """The export of a source's chain head, signed."""
+    doc: dict[str, Any] = {
+        "source": source,
+        "seq": position.seq,
+        "hash": position.hash.hex(),
+        "exported_at": chain.timestamp(now or datetime.now(UTC)),
+        "public_key": base64.b64encode(raw_public_key(key)).decode(),
+    }
+    doc["signature"] = base64.b64encode(key.sign(signed_payload(doc))).decode()
+    return doc
+
+
+def export_head(session: Session, source: str, key: Ed25519PrivateKey) -> dict[str, Any]:
+    """``GET /v1/integrity/head``, ``bjaudit integrity head``: the source's head, signed."""
+    position = chain.head(session, source)
+    if position is None:
+        raise NoChain(f"Source {source!r} has no chain yet: nothing of it is stored.")
+    return signed_head(source, position, key)
+
+
+def check_signature(doc: Mapping[str, Any], trusted: bytes | None = None) -> list[str]:
+    """What is wrong with a signed head on its own (no database): its fields, its signature, and its key when a
+    ``trusted`` raw public key is given. Empty when it is sound."""
+    missing = [k for k in (*SIGNED_FIELDS, "signature") if k not in doc]
+    if missing:
+        return [f"the export lacks {', '.join(missing)}"]
+    try:
+        public = base64.b64decode(doc["public_key"], validate=True)
+        signature = base64.b64decode(doc["signature"], validate=True)
+        key = Ed25519PublicKey.from_public_bytes(public)
+    except (binascii.Error, ValueError, TypeError) as exc:
+        return [f"the export's public_key or signature is not usable: {exc}"]
+    problems = []
+    if trusted is not None and public != trusted:
+        problems.append("it is signed with another key than the one trusted")
+    try:
+        key.verify(signature, signed_payload(doc))
+    except InvalidSignature:
+        problems.append("the signature does not match its fields: the export was changed after it was signed")
+    return problems
+
+
+def check_head_in_chain(session: Session, doc: Mapping[str, Any]) -> list[str]:
+    """Whether the database's chain still holds the exported hash at the exported seq."""
+    source, seq = str(doc["source"]), int(doc["seq"])
+    found = chain.entry_at(session, source, seq)
+    if found is None:
+        return [f"source {source!r} has no chain entry {seq} any more: the chain was cut or rewritten"]
+    if found.hash.hex() != doc["hash"]:
+        return [
+            f"entry {seq} of source {source!r} now has the hash {found.hash.hex()}, not the {doc['hash']} exported: "
+            "the chain was rewritten after the export"
+        ]
+    return []
+
+
+def read_trusted_key(text: str) -> bytes:
+    """A trusted public key given as PEM (SubjectPublicKeyInfo) or as the raw key in base64."""
+    stripped = text.strip()
+    if stripped.startswith("-----BEGIN"):
+        loaded = serialization.load_pem_public_key(stripped.encode())
+        if not isinstance(loaded, Ed25519PublicKey):
+            raise ValueError("not an Ed25519 public key")
+        return raw_public_key(loaded)
+    raw = base64.b64decode(stripped, validate=True)
+    Ed25519PublicKey.from_public_bytes(raw)
+    return raw
