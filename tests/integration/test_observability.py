@@ -5,6 +5,7 @@ metrics at /metrics that count requests, audits and findings and read the batche
 from __future__ import annotations
 
 import base64
+import doctest
 import hashlib
 import io
 import json
@@ -14,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import httpx
@@ -25,6 +26,8 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine, insert, text
 
+import app.api.observability
+import app.logs
 from app.config import Settings
 from app.logs import JsonFormatter, TextFormatter, request_id
 from app.main import create_app
@@ -70,7 +73,7 @@ def log_lines() -> Iterator[Callable[[], list[dict[str, Any]]]]:
         logger.setLevel(level)
 
 
-def _secured(resp: httpx.Response, csp: str | None = API_CSP) -> None:
+def _secured(resp: Any, csp: str | None = API_CSP) -> None:
     headers = resp.headers
     for name, value in COMMON.items():
         assert headers.get(name) == value, (resp.request.url, name, dict(headers))
@@ -238,6 +241,11 @@ def test_the_formatters_write_extra_fields_and_the_request_id() -> None:
     except ValueError:
         record.exc_info = __import__("sys").exc_info()
     assert "ValueError: bad" in json.loads(JsonFormatter().format(record))["exception"]
+
+
+@pytest.mark.parametrize("module", [app.logs, app.api.observability], ids=lambda m: m.__name__)
+def test_docstring_examples(module: ModuleType) -> None:
+    assert doctest.testmod(module).failed == 0
 
 
 # --- metrics ---------------------------------------------------------------------------------------------------
