@@ -15,5 +15,5 @@ def install(app: FastAPI) -> None:
     for router in routers:
         app.include_router(router, dependencies=strict)
     openapi.install(app)
-    auth.declare(app, routers)
     observability.install(app)
+    auth.declare(app, routers)

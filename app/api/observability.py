@@ -24,11 +24,11 @@ from fastapi.responses import Response
 from fastapi.routing import APIRoute
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import logs, metrics
+from app.usecases.errors import Forbidden
 
 access_log = logging.getLogger("bjaudit.access")
 
@@ -199,15 +199,21 @@ class Observe:
 
 
 async def metrics_guard(request: Request) -> None:
-    """Who may read /metrics: anyone with BJAUDIT_METRICS_ACCESS=public; with ``key`` (the default), a caller with
-    an API key (no key is accepted yet: 401)."""
+    """Who may read /metrics: anyone with BJAUDIT_METRICS_ACCESS=public; with ``key`` (the default), an API key
+    with the read scope for every source (the metrics count every source's rounds and findings)."""
     if request.app.state.settings.metrics_access == "public":
         return
-    raise StarletteHTTPException(
-        401,
-        "/metrics needs an API key with the read scope (or BJAUDIT_METRICS_ACCESS=public).",
-        headers={"WWW-Authenticate": "Bearer"},
-    )
+    who = await request.app.state.auth.principal(request)
+    request.state.principal = who
+    if "read" not in who.scopes or who.source is not None:
+        raise Forbidden(
+            "/metrics needs a key with the read scope for every source (bjaudit keys create --all-sources "
+            "--scope read --label prometheus), or BJAUDIT_METRICS_ACCESS=public.",
+            extra={"required_scopes": ["read"]},
+        )
+
+
+metrics_guard.bjaudit_scopes = ("read",)  # type: ignore[attr-defined]
 
 
 def _batch_progress(request: Request) -> metrics.BatchProgress:

@@ -393,3 +393,10 @@ def test_the_first_start_makes_one_admin_key_readable_only_by_its_user(tmp_path:
         assert c.post("/v1/rounds", content=_round("Q-1"), headers=JSON).status_code == 201
         assert c.get("/v1/rounds/Q-1").json()["source"] == "default"
         assert c.get("/v1/keys").json()["items"][0]["scopes"] == ["submit", "read", "admin"]
+
+
+def test_metrics_need_a_read_key_for_every_source(anon: TestClient, database_url: str) -> None:
+    _problem(anon.get("/metrics"), 401)
+    resp = anon.get("/metrics", headers=bearer(database_url, "casino-m", ["read"]))
+    assert "every source" in _problem(resp, 403)["detail"]
+    assert anon.get("/metrics", headers=bearer(database_url, None, ["read"])).status_code == 200
