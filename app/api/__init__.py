@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app.api import auth, batches, keys, observability, openapi, problems, routes
+from app.api import auth, batches, integrity, keys, observability, openapi, problems, routes
 from app.api.deps import known_query_parameters
 
 
 def install(app: FastAPI) -> None:
     problems.install(app)
     strict = [Depends(known_query_parameters)]
-    routers = (routes.rounds, routes.tables, routes.rules, routes.health, batches.router, keys.router)
+    routers = (
+        routes.rounds,
+        routes.tables,
+        routes.rules,
+        routes.health,
+        batches.router,
+        keys.router,
+        integrity.router,
+    )
     for router in routers:
         app.include_router(router, dependencies=strict)
     openapi.install(app)

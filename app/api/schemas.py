@@ -89,6 +89,13 @@ class RuleInfo(BaseModel):
     paraphrase: str | None = Field(description="Our paraphrase of the rule; the citation is the authority.")
 
 
+class ChainPosition(BaseModel):
+    """Where an entry stands in its source's hash chain (docs/integrity.md)."""
+
+    seq: int = Field(description="1, 2, 3 ... per source.")
+    hash: str = Field(description="SHA-256 (hex) of the previous entry's hash and this entry's digest.")
+
+
 class StoredRound(BaseModel):
     """A stored round as the auditor sees it."""
 
@@ -106,6 +113,42 @@ class StoredRound(BaseModel):
     rules: dict[str, RuleInfo] = Field(
         description="For each rule cited by a finding: title, citation, paraphrase."
     )
+    chain: ChainPosition | None = Field(
+        description="The round's entry in its source's hash chain (null only for a round stored outside the service)."
+    )
+
+
+class IntegrityProblem(BaseModel):
+    seq: int | None = Field(
+        description="The chain entry concerned; null for a stored row that no entry records."
+    )
+    kind: Literal["modified", "deleted", "inserted", "reordered"]
+    what: str = Field(description="What is concerned, e.g. 'round BOR-1 (US-NJ)' or 'chain entries 5 to 7'.")
+    detail: str
+
+
+class IntegrityReport(BaseModel):
+    """The verification of one source's hash chain and of the rows it records."""
+
+    source: str
+    entries: int = Field(description="Chain entries walked.")
+    head: ChainPosition | None = Field(description="The chain's head when the walk began; null: no chain.")
+    ok: bool
+    first_problem: IntegrityProblem | None = Field(description="The first problem met, in chain order.")
+    problem_count: int
+    problems: list[IntegrityProblem] = Field(description="The first 100 problems, in the order met.")
+
+
+class SignedHead(BaseModel):
+    """A source's chain head signed by the service (Ed25519). The signature covers the canonical JSON (keys sorted,
+    no whitespace, UTF-8) of the other five fields; docs/integrity.md shows how to check it without bjaudit."""
+
+    source: str
+    seq: int
+    hash: str = Field(description="SHA-256 (hex) of the chain's last entry.")
+    exported_at: str = Field(description="RFC 3339, UTC, microseconds.")
+    public_key: str = Field(description="The service's Ed25519 public key, raw (32 bytes), base64.")
+    signature: str = Field(description="Ed25519 signature (64 bytes), base64.")
 
 
 class RoundSummary(BaseModel):

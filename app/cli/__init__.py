@@ -4,7 +4,7 @@
 ``bjaudit rules`` prints the rule catalogue with citation status and coverage; ``bjaudit serve`` runs the HTTP
 service, migrating its database first; ``bjaudit worker`` audits uploaded batches (PostgreSQL job queue);
 ``bjaudit upload`` sends NDJSON files to a service as batches and waits for them; ``bjaudit generate`` writes
-realistic NDJSON batches.
+realistic NDJSON batches; ``bjaudit verify`` checks the stored rounds' hash chains (:mod:`app.cli.integrity`).
 """
 
 from __future__ import annotations
@@ -397,6 +397,10 @@ def build_parser() -> argparse.ArgumentParser:
     kr = ksub.add_parser("revoke", help="revoke a key, effective at once")
     kr.add_argument("key_id", help="the key's id (bja_<key_id>_...)")
     k.set_defaults(func=cmd_keys)
+
+    from app.cli import integrity as integrity_cli
+
+    integrity_cli.add_parsers(sub)  # verify, integrity, grant-app-role
 
     g = sub.add_parser(
         "generate",

@@ -188,8 +188,8 @@ def check_entries(entries: Iterable[Entry], report: Report) -> chain.Position | 
                     e.seq,
                     "reordered",
                     e.label,
-                    f"its hash follows entry {moved.seq}'s, not entry {e.seq - 1}'s: it was moved from seq "
-                    f"{moved.seq + 1}",
+                    f"its hash follows entry {moved.seq}'s, not entry {e.seq - 1}'s: it was moved (it was "
+                    f"appended right after the entry now at seq {moved.seq})",
                 )
                 previous = e.hash
             elif nxt is not None and nxt.seq == e.seq + 1 and chain.link(previous, nxt.digest) == nxt.hash:

@@ -1,0 +1,225 @@
+"""``bjaudit verify``, ``bjaudit integrity head|public-key``, ``bjaudit grant-app-role``: tamper evidence from the
+command line, on the configured database (DATABASE_URL). docs/integrity.md explains them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_CANNOT = 0, 1, 2
+
+
+def _database() -> Any:
+    from app.config import get_settings
+    from app.store.db import Database
+
+    return Database.from_settings(get_settings())
+
+
+def _cannot(command: str, exc: BaseException) -> int:
+    from app.config import get_settings
+    from app.store.db import explain_connect_error
+
+    print(f"bjaudit {command}: {explain_connect_error(exc, get_settings().database_url)}", file=sys.stderr)
+    return EXIT_CANNOT
+
+
+def _trusted_key(args: argparse.Namespace) -> tuple[bytes | None, str]:
+    """The public key to check a signed head against, and where it came from."""
+    from app.config import get_settings
+    from app.usecases import integrity
+
+    if args.public_key:
+        return integrity.read_trusted_key(Path(args.public_key).read_text()), args.public_key
+    key_file = Path(get_settings().signing_key_file)
+    if key_file.exists():
+        return integrity.raw_public_key(integrity.load_signing_key(key_file, create=False)), str(key_file)
+    return None, ""
+
+
+def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
+    from sqlalchemy.exc import DBAPIError
+
+    from app.usecases import integrity
+
+    status = EXIT_OK
+    source = args.source
+    doc: dict[str, Any] | None = None
+    if args.head:
+        try:
+            doc = orjson.loads(Path(args.head).read_bytes())
+        except orjson.JSONDecodeError as exc:
+            print(f"bjaudit verify: {args.head} is not JSON: {exc}", file=sys.stderr)
+            return EXIT_CANNOT
+        if not isinstance(doc, dict):
+            print(f"bjaudit verify: {args.head} is not a signed head (a JSON object)", file=sys.stderr)
+            return EXIT_CANNOT
+        trusted, where = _trusted_key(args)
+        problems = integrity.check_signature(doc, trusted)
+        if problems:
+            status = EXIT_PROBLEMS
+            out.write(f"head {args.head}: NOT VALID: {'; '.join(problems)}\n")
+        else:
+            whose = (
+                f"the key of {where}" if trusted is not None else "the key it carries (no trusted key given)"
+            )
+            out.write(
+                f"head {args.head}: signature valid ({whose}): source {doc['source']}, entry {doc['seq']}, "
+                f"hash {doc['hash']}, exported {doc['exported_at']}\n"
+            )
+        if args.signature_only:
+            return status
+        source = source or doc.get("source")
+    db = _database()
+    try:
+        with db.reading() as session:
+            if doc is not None and status == EXIT_OK:
+                moved = integrity.check_head_in_chain(session, doc)
+                if moved:
+                    status = EXIT_PROBLEMS
+                    out.write(f"head {args.head}: NOT IN THE CHAIN: {'; '.join(moved)}\n")
+                else:
+                    out.write(f"head {args.head}: the chain still holds it\n")
+            reports = integrity.verify(session, source)
+    except DBAPIError as exc:
+        return _cannot("verify", exc)
+    finally:
+        db.dispose()
+    for report in reports:
+        if args.format == "json":
+            out.write(orjson.dumps(report.to_dict()).decode() + "\n")
+        else:
+            out.write(report.summary() + "\n")
+            if not report.ok and args.all_problems:
+                for problem in report.problems:
+                    out.write(f"  {problem.plain()}\n")
+        if not report.ok:
+            status = EXIT_PROBLEMS
+    if not reports and args.format == "text":
+        out.write("nothing is stored: no chain to verify\n")
+    return status
+
+
+def cmd_integrity(args: argparse.Namespace, out: IO[str]) -> int:
+    from sqlalchemy.exc import DBAPIError
+
+    from app.config import get_settings
+    from app.usecases import integrity
+    from app.usecases.errors import ServiceError
+
+    key = integrity.load_signing_key(get_settings().signing_key_file)
+    if args.integrity_command == "public-key":
+        data = integrity.public_key_pem(key)
+    else:
+        db = _database()
+        try:
+            with db.reading() as session:
+                doc = integrity.export_head(session, args.source, key)
+        except DBAPIError as exc:
+            return _cannot("integrity head", exc)
+        except ServiceError as exc:
+            print(f"bjaudit integrity head: {exc.detail}", file=sys.stderr)
+            return EXIT_CANNOT
+        finally:
+            db.dispose()
+        data = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    if args.out:
+        Path(args.out).write_bytes(data)
+    else:
+        out.write(data.decode())
+    return EXIT_OK
+
+
+def cmd_grant_app_role(args: argparse.Namespace, out: IO[str]) -> int:
+    from sqlalchemy.exc import DBAPIError
+
+    from app.store.roles import grant_app_role
+
+    db = _database()
+    try:
+        if db.engine.dialect.name != "postgresql":
+            print("bjaudit grant-app-role: roles are PostgreSQL's; SQLite has none", file=sys.stderr)
+            return EXIT_CANNOT
+        with db.engine.begin() as conn:
+            for statement in grant_app_role(conn, args.role):
+                out.write(statement + ";\n")
+    except DBAPIError as exc:
+        first = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+        print(f"bjaudit grant-app-role: {first}", file=sys.stderr)
+        return EXIT_CANNOT
+    finally:
+        db.dispose()
+    return EXIT_OK
+
+
+def add_parsers(sub: Any) -> None:
+    """The integrity commands, on the ``bjaudit`` parser's subcommands."""
+    v = sub.add_parser(
+        "verify",
+        help="verify the hash chains of the stored rounds and registrations (and a signed head)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Walk each source's hash chain on the configured database (DATABASE_URL) and its stored rows, "
+        "and print, per source, the first entry modified, deleted, inserted or reordered. With --head, first check "
+        "an exported head's signature (no database needed for that: --signature-only) and that the chain still "
+        "holds its hash at its seq. The key trusted is --public-key, else the service's own "
+        "(BJAUDIT_SIGNING_KEY_FILE) when it is on this machine. Exit status: 0 all sound, 1 any problem, 2 the "
+        "check could not run.",
+        epilog="Examples:\n  bjaudit verify\n  bjaudit verify --source casino-a --all-problems\n"
+        "  bjaudit verify --head casino-a-head.json --public-key bjaudit-public.pem",
+    )
+    v.add_argument("--source", help="only this source (default: every source; with --head, the head's)")
+    v.add_argument("--head", metavar="FILE", help="a signed head exported earlier (bjaudit integrity head)")
+    v.add_argument(
+        "--public-key", metavar="FILE", help="the trusted public key: PEM, or the raw key in base64"
+    )
+    v.add_argument(
+        "--signature-only", action="store_true", help="with --head: check the signature only (no database)"
+    )
+    v.add_argument(
+        "--all-problems", action="store_true", help="list every problem (the first 100 per source)"
+    )
+    v.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text, or one JSON report per source per line",
+    )
+    v.set_defaults(func=cmd_verify)
+
+    i = sub.add_parser(
+        "integrity",
+        help="export a source's chain head signed, or the service's public key",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="`head` writes the last seq and hash of a source's chain, signed with the service's Ed25519 "
+        "key (BJAUDIT_SIGNING_KEY_FILE, made on first use), as GET /v1/integrity/head answers it: keep it outside "
+        "the database (a regulator's mailbox, a ticket, a printout); `bjaudit verify --head FILE` later shows "
+        "whether the chain was rewritten since. `public-key` writes the key that checks the signatures (PEM).",
+        epilog="Examples:\n  bjaudit integrity head --source casino-a --out casino-a-head.json\n"
+        "  bjaudit integrity public-key --out bjaudit-public.pem",
+    )
+    isub = i.add_subparsers(dest="integrity_command", required=True, metavar="{head,public-key}")
+    ih = isub.add_parser("head", help="the source's chain head, signed (JSON)")
+    ih.add_argument("--source", required=True, help="the source whose head to export")
+    ih.add_argument("--out", metavar="FILE", help="write it here (default: standard output)")
+    ip = isub.add_parser("public-key", help="the service's public key (PEM)")
+    ip.add_argument("--out", metavar="FILE", help="write it here (default: standard output)")
+    i.set_defaults(func=cmd_integrity)
+
+    g = sub.add_parser(
+        "grant-app-role",
+        help="grant a PostgreSQL role what the service needs, append-only on the evidence",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run as the owner of the tables (the role that runs the migrations) on DATABASE_URL: grant "
+        "ROLE, which must exist, SELECT and INSERT on rounds, findings, table_elections and chain_entries (never "
+        "UPDATE or DELETE), and what else the service changes (batches, their chunks and results, the chain heads, "
+        "API keys' revocation, the job queue). Idempotent: run it again after each migration. Prints the "
+        "statements run.",
+        epilog="Example:\n  createuser bjaudit_app\n"
+        "  DATABASE_URL=postgresql://bjaudit_owner@db/bjaudit bjaudit grant-app-role bjaudit_app",
+    )
+    g.add_argument("role", help="the application's role (the service's DATABASE_URL user)")
+    g.set_defaults(func=cmd_grant_app_role)

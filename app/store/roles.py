@@ -1,0 +1,64 @@
+"""The application's role on PostgreSQL: what the service may do when it does not connect as the owner.
+
+The owner role runs the migrations and owns the tables; the service connects as an application role that may read
+everything and append to the evidence (rounds, findings, registrations, chain entries: SELECT and INSERT only), and
+change only what is work in progress (batches, their chunks and results, the chain heads, API keys' revocation, the
+job queue). docs/integrity.md explains the deployment. Idempotent: run it again after each migration.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+
+from app.store.chain import APPEND_ONLY_TABLES
+
+WORK_TABLES = ("batches", "batch_chunks", "batch_results", "chain_heads")
+"""Tables the service updates and deletes from (uploads in progress, chunks done, the heads moved by appends)."""
+UPDATED_TABLES = ("api_keys",)
+"""Tables the service updates but never deletes from (a key's revocation)."""
+QUEUE_SCHEMA = "procrastinate"
+
+
+def _quote(conn: Connection, name: str) -> str:
+    return str(conn.execute(text("SELECT quote_ident(:n)"), {"n": name}).scalar_one())
+
+
+def grant_app_role(conn: Connection, role: str) -> list[str]:
+    """Grant ``role`` (which must exist) what the service needs, and no more on the evidence; the statements run.
+    Run as the owner of the tables (the role that ran the migrations)."""
+    if conn.dialect.name != "postgresql":
+        raise ValueError("roles and privileges are PostgreSQL's: SQLite has neither")
+    r = _quote(conn, role)
+    tables = set(
+        conn.execute(
+            text("SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
+        ).scalars()
+    )
+    schema = _quote(conn, str(conn.execute(text("SELECT current_schema()")).scalar_one()))
+    statements = [f"GRANT USAGE ON SCHEMA {schema} TO {r}"]
+    for table in sorted(tables):
+        if table in APPEND_ONLY_TABLES:
+            statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE ON {table} FROM {r}")
+            statements.append(f"GRANT SELECT, INSERT ON {table} TO {r}")
+        elif table in WORK_TABLES:
+            statements.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {r}")
+        elif table in UPDATED_TABLES:
+            statements.append(f"GRANT SELECT, INSERT, UPDATE ON {table} TO {r}")
+        elif table == "alembic_version":
+            statements.append(f"GRANT SELECT ON {table} TO {r}")
+        else:
+            statements.append(f"GRANT SELECT, INSERT ON {table} TO {r}")
+    statements.append(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {r}")
+    has_queue = conn.execute(
+        text("SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = :n"), {"n": QUEUE_SCHEMA}
+    ).first()
+    if has_queue is not None:
+        statements += [
+            f"GRANT USAGE ON SCHEMA {QUEUE_SCHEMA} TO {r}",
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {QUEUE_SCHEMA} TO {r}",
+            f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {QUEUE_SCHEMA} TO {r}",
+            f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA {QUEUE_SCHEMA} TO {r}",
+        ]
+    for statement in statements:
+        conn.execute(text(statement))
+    return statements
