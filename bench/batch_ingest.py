@@ -34,6 +34,7 @@ from app.cli import main as cli_main
 from app.cli.upload import upload_file, wait_for
 from app.config import sqlalchemy_url
 from app.store.migrate import upgrade_head
+from bench.keys import make_key
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -240,9 +241,14 @@ def main() -> int:
         sampler.start()
         pg_cpu0 = _postgres_cpu_seconds()
         cpu0 = {k: _cpu_seconds(pid) for k, pid in sampler.pids.items()}
-        with httpx.Client(base_url=base, timeout=httpx.Timeout(30, read=args.timeout)) as client:
+        key = make_key(url)
+        with httpx.Client(
+            base_url=base,
+            timeout=httpx.Timeout(30, read=args.timeout),
+            headers={"Authorization": f"Bearer {key}"},
+        ) as client:
             t0 = time.perf_counter()
-            accepted = upload_file(client, data, source="bench", gzip=False, err=sys.stderr)
+            accepted = upload_file(client, data, gzip=False, err=sys.stderr)
             t_up = time.perf_counter() - t0
             st = wait_for(client, accepted["location"], sys.stderr, poll=0.2)
             total = time.perf_counter() - t0

@@ -41,6 +41,7 @@ from sqlalchemy.engine import make_url
 from app.config import sqlalchemy_url
 from app.store.migrate import upgrade_head
 from app.synth.generator import generate_rounds
+from bench.keys import make_key
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "data" / "examples"
@@ -161,12 +162,16 @@ async def run_phase(name: str, port: int, request: Request, concurrency: int, se
     return phase
 
 
+AUTH = [""]
+"""The Authorization header line every /v1 request sends (a key made in the benchmark's database)."""
+
+
 def post_round(make: Callable[[], tuple[str, bytes]], stored: list[str]) -> Request:
     def build() -> tuple[bytes, int]:
         rid, body = make()
         stored.append(rid)
         head = (
-            f"POST /v1/rounds HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"POST /v1/rounds HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n{AUTH[0]}"
             f"Content-Length: {len(body)}\r\n\r\n"
         ).encode()
         return head + body, 201
@@ -177,7 +182,8 @@ def post_round(make: Callable[[], tuple[str, bytes]], stored: list[str]) -> Requ
 def get(path: str | Callable[[], str]) -> Request:
     def build() -> tuple[bytes, int]:
         p = path() if callable(path) else path
-        return f"GET {p} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode(), 200
+        auth = AUTH[0] if p.startswith("/v1/") else ""  # the baseline (/healthz) stays trivial
+        return f"GET {p} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}\r\n".encode(), 200
 
     return build
 
@@ -206,6 +212,7 @@ def start_service(database_url: str, port: int, workers: int) -> subprocess.Pope
         "BJAUDIT_DATABASE_URL": database_url,
         "BJAUDIT_EMBEDDED_WORKERS": "0",  # no batch worker beside the requests measured
         "BJAUDIT_ACCESS_LOG": "false",
+        "BJAUDIT_RATE_LIMIT": "1000000/second",  # counted (its cost is measured), never reached
     }
     cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--no-access-log", "--log-level", "warning", "--workers", str(workers)]
@@ -297,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
             .render_as_string(hide_password=False)
         )
         upgrade_head(url)
+        AUTH[0] = f"Authorization: Bearer {make_key(url)}\r\n"
         port = _free_port()
         proc = start_service(url, port, args.workers)
         print(f"service on 127.0.0.1:{port}, database {name}, {os.cpu_count()} CPUs", file=sys.stderr)

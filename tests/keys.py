@@ -55,6 +55,6 @@ def keyed(client: object, database_url: str, source: str = "default") -> None:
     client.bjaudit_database_url = database_url  # type: ignore[attr-defined]
 
 
-def as_source(client: object, source: str, scopes: Iterable[str] = ALL) -> dict[str, str]:
+def as_source(client: object, source: str | None, scopes: Iterable[str] = ALL) -> dict[str, str]:
     """Headers that make a request of a :func:`keyed` client act for another source."""
     return bearer(client.bjaudit_database_url, source, scopes)  # type: ignore[attr-defined]

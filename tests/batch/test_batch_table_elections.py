@@ -13,6 +13,7 @@ from sqlalchemy import Engine, text
 
 from tests.batch.conftest import NDJSON, ndjson, results, wait_done
 from tests.integration.test_table_elections import HIT, S17, STAND, register, soft_17_round
+from tests.keys import as_source
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,8 @@ def test_batch_lines_use_the_registration_in_force(client: TestClient, engine: E
         soft_17_round("B-5", "2026-11-15T12:00:00Z", rules=HIT),  # its own rules
         soft_17_round("B-6", "2026-11-30T23:59:59Z"),  # stand, next chunk (4 lines a chunk)
     ]
-    r = client.post("/v1/batches", content=ndjson(lines), headers={**NDJSON, "x-bjaudit-source": "bulk"})
+    client.headers.update(as_source(client, "bulk"))  # from here on, the table system "bulk"
+    r = client.post("/v1/batches", content=ndjson(lines), headers=NDJSON)
     assert r.status_code == 202, r.text
     batch_id = r.json()["batch_id"]
     assert wait_done(client, batch_id)["state"] == "done"
@@ -66,7 +68,7 @@ def test_batch_lines_use_the_registration_in_force(client: TestClient, engine: E
         single = client.post(
             "/v1/audit",
             content=line,
-            headers={"content-type": "application/json", "x-bjaudit-source": "bulk"},
+            headers={"content-type": "application/json"},
         ).json()
         stored_audit = client.get(f"/v1/rounds/{doc['round_id']}").json()["audit"]
         assert stored_audit == single

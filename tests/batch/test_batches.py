@@ -20,14 +20,17 @@ from app.store.db import Database
 from app.synth.mutator import mutate
 from app.usecases import batches
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, results, wait_done
+from tests.keys import as_source, keyed
 
 
 def _problem(client: TestClient, record: bytes) -> dict[str, Any]:
-    """What the single-round API answers for this record, without its request-specific `instance`."""
+    """What the single-round API answers for this record, without what is the request's own (`instance`,
+    `request_id`)."""
     r = client.post("/v1/audit", content=record, headers={"content-type": "application/json"})
     assert r.status_code == 422
     body: dict[str, Any] = r.json()
     body.pop("instance", None)
+    assert body.pop("request_id") == r.headers["x-request-id"]
     return body
 
 
@@ -153,7 +156,8 @@ def test_gzip_upload_and_idempotent_reupload(client: TestClient, count: Callable
     assert count("SELECT count(*) FROM batches") == 1
     assert count("SELECT count(*) FROM rounds") == 10
     # Another source is another batch: its rounds are other rounds (round_id is unique per source).
-    r = client.post("/v1/batches", content=raw, headers={**NDJSON, "x-bjaudit-source": "other"})
+    client.headers.update(as_source(client, "other"))
+    r = client.post("/v1/batches", content=raw, headers=NDJSON)
     assert r.status_code == 202
     assert wait_done(client, r.json()["batch_id"])["counts"]["compliant"] == 10
 
@@ -249,6 +253,7 @@ def test_service_restart_resumes_undone_chunks(settings: Settings, count: Callab
     finally:
         db.dispose()
     with TestClient(create_app(settings)) as c:
+        keyed(c, settings.database_url)
         st = wait_done(c, up.batch_id)
     assert st["state"] == "done" and st["counts"]["compliant"] == 7
     assert count("SELECT count(*) FROM rounds") == 7
@@ -291,10 +296,13 @@ def test_batch_stores_rounds_and_findings_as_the_single_round_api_does(
     records += [dumps(d) for d in legal_rounds(5, seed=23)]
     for rec in records:
         r = client.post(
-            "/v1/rounds", content=rec, headers={"content-type": "application/json", "x-bjaudit-source": "one"}
+            "/v1/rounds",
+            content=rec,
+            headers={"content-type": "application/json", **as_source(client, "one")},
         )
         assert r.status_code == 201, r.text
-    r = client.post("/v1/batches", content=ndjson(records), headers={**NDJSON, "x-bjaudit-source": "bulk"})
+    client.headers.update(as_source(client, "bulk"))
+    r = client.post("/v1/batches", content=ndjson(records), headers=NDJSON)
     assert r.status_code == 202, r.text
     assert wait_done(client, r.json()["batch_id"])["state"] == "done"
 

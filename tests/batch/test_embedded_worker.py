@@ -23,6 +23,7 @@ from app.config import Settings
 from app.main import create_app
 from app.store.migrate import upgrade_head
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, wait_done
+from tests.keys import keyed
 
 pytestmark = pytest.mark.postgres
 
@@ -37,6 +38,7 @@ def test_the_service_alone_finishes_a_batch_on_postgres(postgres_database: Calla
     )  # the defaults: the queue, one embedded worker
     assert settings.uses_queue() and settings.embedded_workers == 1
     with TestClient(create_app(settings)) as c:
+        keyed(c, settings.database_url)
         r = c.post(
             "/v1/batches", content=ndjson([dumps(d) for d in legal_rounds(150, seed=9)]), headers=NDJSON
         )
@@ -71,6 +73,7 @@ def test_with_no_worker_alive_the_batch_says_so_and_upload_warns_until_one_comes
 
     try:
         with TestClient(create_app(settings)) as c:
+            keyed(c, settings.database_url)
             assert c.get("/readyz").json()["batch_workers"] == 0
             r = c.post(
                 "/v1/batches", content=ndjson([dumps(d) for d in legal_rounds(60, seed=2)]), headers=NDJSON

@@ -23,7 +23,8 @@ from app.config import Settings, sqlalchemy_url
 from app.main import create_app
 from app.store.migrate import upgrade_head
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, wait_done
-from tests.live_service import live_service
+from tests.keys import keyed
+from tests.live_service import live_key, live_service
 
 ROOT = Path(__file__).resolve().parents[2]
 BJAUDIT = [sys.executable, "-m", "app.cli"]
@@ -48,6 +49,7 @@ def test_worker_killed_mid_batch_resumes_with_nothing_lost_or_doubled(
     first = _worker(env, log)
     try:
         with TestClient(create_app(settings)) as c:
+            keyed(c, settings.database_url)
             r = c.post("/v1/batches", content=ndjson(lines), headers=NDJSON)
             assert r.status_code == 202, r.text
             bid = r.json()["batch_id"]
@@ -84,9 +86,10 @@ def test_worker_killed_mid_batch_resumes_with_nothing_lost_or_doubled(
 
 
 @pytest.fixture
-def live_sqlite_service(tmp_path: Path) -> Iterator[str]:
+def live_sqlite_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'live.sqlite3'}", "BJAUDIT_BATCH_CHUNK_LINES": "50"}
     with live_service(tmp_path, env) as (base, _):
+        monkeypatch.setenv("BJAUDIT_KEY", live_key(tmp_path))  # as a user who exported the first key
         yield base
 
 
@@ -134,7 +137,7 @@ def test_the_readme_postgresql_order_works_on_a_fresh_database(
         with live_service(tmp_path, {"DATABASE_URL": url, "BJAUDIT_EMBEDDED_WORKERS": "0"}) as (base, _):
             day = tmp_path / "day.ndjson"
             assert cli_main(["generate", "--rounds", "600", "--seed", "5", "--output", str(day)]) == 0
-            assert cli_main(["upload", str(day), "--url", base]) == 0
+            assert cli_main(["upload", str(day), "--url", base, "--key", live_key(tmp_path)]) == 0
             out = capsys.readouterr()
             assert "done: 600 lines, 600 compliant" in out.out, out  # (a warning while they wait is fair)
     finally:

@@ -17,6 +17,7 @@ from app.config import Settings, sqlalchemy_url
 from app.main import create_app
 from app.store.migrate import upgrade_head
 from tests.batch.conftest import dumps, legal_rounds
+from tests.keys import keyed
 from tests.throwaway_pg import ThrowawayPostgres
 
 pytestmark = pytest.mark.postgres
@@ -36,6 +37,7 @@ def service(server: ThrowawayPostgres, request: pytest.FixtureRequest) -> Iterat
         retry_after_seconds=3,
     )
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        keyed(c, settings.database_url)
         yield c, url
 
 

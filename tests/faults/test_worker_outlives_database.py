@@ -25,6 +25,7 @@ from app.main import create_app
 from app.store.migrate import upgrade_head
 from app.usecases import batch_queue
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, wait_done
+from tests.keys import keyed
 from tests.throwaway_pg import ThrowawayPostgres
 
 pytestmark = pytest.mark.postgres
@@ -115,6 +116,7 @@ def test_a_worker_started_before_the_schema_waits_for_it_then_works(
     worker.wait_for_log("worker starting")
     settings = Settings(database_url=url, batch_chunk_lines=50, batch_runner="queue", embedded_workers=0)
     with TestClient(create_app(settings)) as c:
+        keyed(c, settings.database_url)
         r = c.post(
             "/v1/batches", content=ndjson([dumps(d) for d in legal_rounds(120, seed=3)]), headers=NDJSON
         )
@@ -143,6 +145,7 @@ def test_a_worker_outlives_database_restarts_and_a_batch_across_one_is_audited_w
     settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue", embedded_workers=0)
     docs = [dumps(d) for d in legal_rounds(1200, seed=8)]
     with TestClient(create_app(settings)) as c:
+        keyed(c, settings.database_url)
         r = c.post("/v1/batches", content=ndjson(docs), headers=NDJSON)
         assert r.status_code == 202, r.text
         bid = r.json()["batch_id"]
@@ -152,6 +155,7 @@ def test_a_worker_outlives_database_restarts_and_a_batch_across_one_is_audited_w
             time.sleep(0.01)
     server.restart(down_for=2)  # the app's connections die too: a new app (a restarted service) reads on
     with TestClient(create_app(settings)) as c:
+        keyed(c, settings.database_url)
         st = wait_done(c, bid, timeout=60)
     assert st["state"] == "done", (st, worker.text()[-3000:])
     assert st["counts"]["compliant"] == 1200 and st["counts"]["audited"] == 1200
@@ -209,6 +213,7 @@ def test_a_killed_workers_chunk_is_redone_within_seconds_by_the_survivor(
     settings = Settings(database_url=url, batch_chunk_lines=40, batch_runner="queue", embedded_workers=0)
     docs = [dumps(d) for d in legal_rounds(800, seed=12)]
     with TestClient(create_app(settings)) as c:
+        keyed(c, settings.database_url)
         r = c.post("/v1/batches", content=ndjson(docs), headers=NDJSON)
         assert r.status_code == 202, r.text
         bid = r.json()["batch_id"]

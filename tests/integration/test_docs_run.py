@@ -72,8 +72,14 @@ def scratch(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def service(scratch: Path) -> Iterator[str]:
-    with live_service(scratch, {"DATABASE_URL": f"sqlite:///{scratch / 'docs.sqlite3'}"}) as (base, _):
+    # As `make run` in the project directory: its database, and its first key in var/admin-key.
+    env = {"DATABASE_URL": database_of(scratch), "BJAUDIT_ADMIN_KEY_FILE": str(scratch / "var" / "admin-key")}
+    with live_service(scratch, env) as (base, _):
         yield base
+
+
+def database_of(scratch: Path) -> str:
+    return f"sqlite:///{scratch / 'docs.sqlite3'}"
 
 
 @pytest.mark.parametrize("document", sorted(RUNNABLE))
@@ -84,7 +90,10 @@ def test_the_documented_commands_run_as_pasted(
     base = request.getfixturevalue("service") if any(b.service for b in blocks) else None
     env = {**os.environ, "PATH": f"{Path(sys.prefix) / 'bin'}:{os.environ.get('PATH', '')}"}
     if base is not None:
+        # A reader who ran the documents' `export BJAUDIT_KEY=$(cat var/admin-key)`, on the service's database.
         env["BJAUDIT_URL"] = base
+        env["BJAUDIT_KEY"] = (scratch / "var" / "admin-key").read_text().strip()
+        env["DATABASE_URL"] = database_of(scratch)
     for block in blocks:
         code = block.code.replace("http://127.0.0.1:8000", base) if base else block.code
         done = subprocess.run(

@@ -19,6 +19,7 @@ from app.main import create_app
 from app.store.db import Database
 from app.store.pg import PgRounds
 from app.usecases import rounds as round_cases
+from tests.keys import keyed
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
@@ -95,6 +96,7 @@ def test_a_failure_after_the_round_is_inserted_writes_nothing(
     app: Any, engine: Engine, examples: dict[str, bytes], rows: Callable[..., int]
 ) -> None:
     with TestClient(app, raise_server_exceptions=False) as client, ExitStack() as stack:
+        keyed(client, app.state.settings.database_url)
         if engine.dialect.name == "postgresql":
             stack.enter_context(_failing_trigger(engine, "findings"))
         else:
@@ -110,6 +112,7 @@ def test_a_failed_commit_is_answered_503_not_201(
     app: Any, engine: Engine, examples: dict[str, bytes], rows: Callable[..., int]
 ) -> None:
     with TestClient(app, raise_server_exceptions=False) as client, ExitStack() as stack:
+        keyed(client, app.state.settings.database_url)
         if engine.dialect.name == "postgresql":
             stack.enter_context(_failing_trigger(engine, "rounds", at_commit=True))
         else:
@@ -135,6 +138,7 @@ def test_an_unexpected_error_is_a_500_problem_without_internals(
 
     monkeypatch.setattr(round_cases, "audit_round", broken)
     with TestClient(app, raise_server_exceptions=False) as client:
+        keyed(client, app.state.settings.database_url)
         resp = client.post("/v1/rounds", content=examples["nj-compliant-double"], headers=JSON)
     assert resp.status_code == 500
     assert resp.headers["content-type"] == PROBLEM
@@ -151,6 +155,7 @@ def test_an_unmigrated_database_is_not_ready(tmp_path: Any, examples: dict[str, 
         ready = client.get("/readyz")
         assert ready.status_code == 503
         assert "alembic upgrade head" in ready.json()["detail"]
+        client.headers["Authorization"] = "Bearer bja_0123456789abcdef_" + "k" * 43  # no table to check it in
         resp = client.post("/v1/rounds", content=examples["nj-compliant-double"], headers=JSON)
         assert resp.status_code == 503, resp.text
 

@@ -12,6 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
+from tests.keys import as_source, keyed
+
 from .conftest import EXAMPLES
 
 JSON = {"Content-Type": "application/json"}
@@ -124,21 +126,22 @@ def test_round_ids_are_unique_per_source(
 ) -> None:
     body = examples["nj-compliant-double"]
     assert post(client, body).status_code == 201
-    other = post(
-        client, body.replace(b'"wager": 2500', b'"wager": 3000'), **{"X-Bjaudit-Source": "casino-b.bj"}
-    )
+    other = post(client, body.replace(b'"wager": 2500', b'"wager": 3000'), **as_source(client, "casino-b.bj"))
     assert other.status_code == 201, other.text
     assert other.headers["location"].endswith("source=casino-b.bj&jurisdiction=US-NJ")
     assert rows("rounds") == 2
 
-    ambiguous = assert_problem(client.get("/v1/rounds/EX-NJ-0001"), 409)
+    # each source sees its own; a key of every source sees both, and must say which
+    assert client.get("/v1/rounds/EX-NJ-0001").json()["record"]["seats"][0]["wager"] == 2500
+    regulator = as_source(client, None, ["read"])
+    ambiguous = assert_problem(client.get("/v1/rounds/EX-NJ-0001", headers=regulator), 409)
     assert {c["source"] for c in ambiguous["candidates"]} == {"default", "casino-b.bj"}
-    one = client.get("/v1/rounds/EX-NJ-0001", params={"source": "casino-b.bj"})
+    one = client.get("/v1/rounds/EX-NJ-0001", params={"source": "casino-b.bj"}, headers=regulator)
     assert one.status_code == 200
     assert one.json()["record"]["seats"][0]["wager"] == 3000
 
-    bad = post(client, body, **{"X-Bjaudit-Source": "no spaces allowed"})
-    assert assert_problem(bad, 422)["errors"][0]["parameter"] == "x-bjaudit-source"
+    bad = client.get("/v1/rounds/EX-NJ-0001", params={"source": "no spaces allowed"}, headers=regulator)
+    assert assert_problem(bad, 422)["errors"][0]["parameter"] == "source"
 
 
 # --- lookup -----------------------------------------------------------------------------------------------------
@@ -380,6 +383,7 @@ def test_a_small_limit_is_configurable(examples: dict[str, bytes], database_url:
     from app.main import create_app
 
     with TestClient(create_app(Settings(database_url=database_url, max_body_bytes=100))) as c:
+        keyed(c, database_url)
         assert_problem(post(c, examples["nj-compliant-double"]), 413)
 
 

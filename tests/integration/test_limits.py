@@ -20,7 +20,8 @@ from app.config import Settings
 from app.main import create_app
 from app.store.migrate import upgrade_head
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson
-from tests.live_service import live_service
+from tests.keys import keyed
+from tests.live_service import live_auth, live_key, live_service
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,9 +60,17 @@ def _problem(answer: bytes) -> tuple[int, dict[str, object]]:
     return status, json.loads(body)
 
 
+def _auth_line(live: tuple[str, int, Path]) -> bytes:
+    return f"Authorization: Bearer {live_key(live[2].parent)}\r\n".encode()
+
+
 def test_a_round_body_that_never_finishes_is_408(live: tuple[str, int, Path]) -> None:
     _, port, _ = live
-    head = b"POST /v1/rounds HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+    head = (
+        b"POST /v1/rounds HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n"
+        + _auth_line(live)
+        + b"\r\n"
+    )
     took, answer = _half_sent(port, head, b'{"round_id": ')
     status, problem = _problem(answer)
     assert status == 408 and problem["type"] == "urn:bjaudit:problem:body-timeout", problem
@@ -73,14 +82,14 @@ def test_a_stalled_upload_is_408_and_recorded_as_failed(live: tuple[str, int, Pa
     base, port, _ = live
     head = (
         b"POST /v1/batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-        b"Transfer-Encoding: chunked\r\n\r\n"
+        b"Transfer-Encoding: chunked\r\n" + _auth_line(live) + b"\r\n"
     )
     line = dumps(legal_rounds(1, seed=1)[0]) + b"\n"
     took, answer = _half_sent(port, head, f"{len(line):x}\r\n".encode() + line + b"\r\n")
     status, problem = _problem(answer)
     assert status == 408, problem
     assert "The upload stalled: nothing arrived for 1 s" in str(problem["detail"])
-    batch = httpx.get(f"{base}/v1/batches/{problem['batch_id']}").json()
+    batch = httpx.get(f"{base}/v1/batches/{problem['batch_id']}", headers=live_auth(live[2].parent)).json()
     assert batch["state"] == "failed" and "stalled" in batch["error"]
     assert took < 10
 
@@ -122,6 +131,7 @@ def small(tmp_path: Path) -> Iterator[tuple[TestClient, Settings]]:
         batch_max_content_bytes=100_000,
     )
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        keyed(c, settings.database_url)
         yield c, settings
 
 
@@ -166,6 +176,7 @@ def test_a_decompression_bomb_is_refused(tmp_path: Path) -> None:
     bomb = gzip.compress(b"\n" * (40 << 20), compresslevel=9)  # 40 MiB of blank lines in ~40 KB
     assert len(bomb) * 200 < (40 << 20)
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        keyed(c, settings.database_url)
         r = c.post("/v1/batches", content=bomb, headers={**NDJSON, "Content-Encoding": "gzip"})
         _refused(r, "BJAUDIT_BATCH_MAX_RATIO")
         assert "expands over 200 times" in r.json()["detail"]

@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, text
 
 from app.config import sqlalchemy_url
 from tests.batch.conftest import dumps, legal_rounds
-from tests.live_service import live_service
+from tests.live_service import live_auth, live_key, live_service
 
 JSON = {"content-type": "application/json"}
 
@@ -43,7 +43,11 @@ def test_sqlite_writes_go_on_while_an_upload_stalls_half_way(tmp_path: Path) -> 
         try:
             upload.sendall(
                 b"POST /v1/batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-                b"Transfer-Encoding: chunked\r\n\r\n" + f"{len(lines):x}\r\n".encode() + lines + b"\r\n"
+                b"Transfer-Encoding: chunked\r\n"
+                + f"Authorization: Bearer {live_key(tmp_path)}\r\n\r\n".encode()
+                + f"{len(lines):x}\r\n".encode()
+                + lines
+                + b"\r\n"
             )
             deadline = time.monotonic() + 20
             while _count(url, "SELECT count(*) FROM batch_chunks") == 0:  # the upload has stored chunks
@@ -53,7 +57,8 @@ def test_sqlite_writes_go_on_while_an_upload_stalls_half_way(tmp_path: Path) -> 
                 _count(url, "SELECT count(*) FROM batches WHERE received_at IS NULL") == 1
             )  # still arriving
             # Blocked, they would be answered 503 after BJAUDIT_DB_TIMEOUT_SECONDS: the status is the proof.
-            r = httpx.post(base + "/v1/rounds", content=dumps(docs[-1]), headers=JSON, timeout=30)
+            auth = live_auth(tmp_path)
+            r = httpx.post(base + "/v1/rounds", content=dumps(docs[-1]), headers={**JSON, **auth}, timeout=30)
             assert r.status_code == 201, r.text
             reg = httpx.put(
                 base + "/v1/tables/BJ99/elections",
@@ -61,7 +66,9 @@ def test_sqlite_writes_go_on_while_an_upload_stalls_half_way(tmp_path: Path) -> 
                     "jurisdiction": "US-NJ",
                     "effective_from": "2026-11-01T00:00:00Z",
                     "rules": {"decks": 6},
+                    "reason": "rule card",
                 },
+                headers=auth,
                 timeout=30,
             )
             assert reg.status_code == 201, reg.text
