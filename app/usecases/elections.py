@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from sqlalchemy.orm import Session
 
+from app.store import chain
 from app.store import elections as elections_repo
 from app.usecases.errors import ElectionsConflict, ElectionsInvalid
 from app.usecases.rounds import iso_utc
@@ -99,24 +100,23 @@ def register_elections(session: Session, table_id: str, body: bytes, source: str
             "jurisdiction and effective_from.",
             extra={"registration": current.id if current is not None else None},
         )
-    pk = elections_repo.insert(
-        session,
-        {
-            "source": source,
-            "jurisdiction": reg.jurisdiction,
-            "table_id": table_id,
-            "effective_from": reg.effective_from,
-            "rules": rules_json,
-            "created_at": datetime.now(UTC),
-            "reason": reg.reason,
-            "registered_by": by,
-            "supersedes_id": reg.supersedes,
-        },
-    )
+    values = {
+        "source": source,
+        "jurisdiction": reg.jurisdiction,
+        "table_id": table_id,
+        "effective_from": reg.effective_from,
+        "rules": rules_json,
+        "created_at": datetime.now(UTC),
+        "reason": reg.reason,
+        "registered_by": by,
+        "supersedes_id": reg.supersedes,
+    }
+    pk = elections_repo.insert(session, values)
     if pk is None:
         raise ElectionsConflict(
             f"{where} was registered or corrected concurrently; nothing was changed. Read the history and retry."
         )
+    chain.append(session, source, "registration", pk, chain.registration_content(values))
     row = elections_repo.by_id(session, pk)
     return Registered(True, reg.jurisdiction, orjson.dumps(_registration(row)))
 

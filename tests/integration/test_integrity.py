@@ -712,10 +712,6 @@ def test_a_registration_appended_with_its_row_verifies(db: Database, engine: Eng
     assert first["what"] == "registration of table BJ12 (US-NJ) from 2026-11-01T05:00:00.000000Z"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="until app/usecases/elections.py appends each registration it stores (chain.append): then remove this",
-)
 def test_a_registration_over_http_is_chained(client: TestClient, engine: Engine) -> None:
     done = client.put(
         "/v1/tables/BJ12/elections",
