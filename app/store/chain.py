@@ -166,7 +166,7 @@ def append(session: Session, source: str, kind: str, ref_id: int, content: Mappi
 
 def append_links(session: Session, source: str, links: Sequence[Link]) -> list[Position]:
     """Append entries in the order given (the caller makes it deterministic): lock the head, link, insert, move
-    the head. Three statements whatever the number of entries."""
+    the head. Two statements on PostgreSQL (three on SQLite) whatever the number of entries."""
     if not links:
         return []
     head = session.execute(_LOCK_HEAD, {"source": source, "zero": ZERO}).one()
@@ -188,9 +188,35 @@ def append_links(session: Session, source: str, links: Sequence[Link]) -> list[P
                 "hash": previous,
             }
         )
-    session.execute(insert(CE), rows)
-    session.execute(update(CH).where(CH.c.source == source).values(seq=seq, hash=previous))
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(
+            _PG_INSERT_AND_MOVE,
+            {
+                "source": source,
+                "seqs": [r["seq"] for r in rows],
+                "kinds": [r["kind"] for r in rows],
+                "refs": [r["ref_id"] for r in rows],
+                "labels": [r["label"] for r in rows],
+                "digests": [r["digest"] for r in rows],
+                "hashes": [r["hash"] for r in rows],
+                "seq": seq,
+                "hash": previous,
+            },
+        )
+    else:
+        session.execute(insert(CE), rows)
+        session.execute(update(CH).where(CH.c.source == source).values(seq=seq, hash=previous))
     return positions
+
+
+_PG_INSERT_AND_MOVE = text(
+    "WITH e AS (INSERT INTO chain_entries (source, seq, kind, ref_id, label, digest, hash) "
+    "SELECT :source, t.seq, t.kind, t.ref_id, t.label, t.digest, t.hash FROM unnest(CAST(:seqs AS bigint[]), "
+    "CAST(:kinds AS text[]), CAST(:refs AS bigint[]), CAST(:labels AS text[]), CAST(:digests AS bytea[]), "
+    "CAST(:hashes AS bytea[])) AS t(seq, kind, ref_id, label, digest, hash)) "
+    "UPDATE chain_heads SET seq = :seq, hash = :hash WHERE source = :source"
+).bindparams(bindparam("hash", type_=LargeBinary()))
+"""PostgreSQL: the entries (as arrays: one statement whatever their number) and the head's move, in one round trip."""
 
 
 # --- PostgreSQL: the append inside the one statement of a single round (app.store.pg) ------------------------------
