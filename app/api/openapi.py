@@ -71,6 +71,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     }
     for path, ops in doc["paths"].items():
         for method, op in ops.items():
+            _parameter_problem(op["responses"])
             scopes = op.get("x-bjaudit-scopes")
             if scopes:
                 op["responses"].update(_access_answers(scopes))
@@ -83,7 +84,22 @@ def build(app: FastAPI) -> dict[str, Any]:
                     headers.update(_RETRY_AFTER)
                 if headers:
                     resp.setdefault("headers", {}).update(headers)
+    if _FASTAPI_422["$ref"] not in str(doc["paths"]):
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
     return doc
+
+
+_FASTAPI_422 = {"$ref": "#/components/schemas/HTTPValidationError"}
+
+
+def _parameter_problem(responses: dict[str, Any]) -> None:
+    """FastAPI declares its own 422 (``{"detail": [...]}``) on a route with parameters that declares none; the app
+    answers a bad parameter with a problem (:func:`app.api.problems._on_validation_error`)."""
+    content = responses.get("422", {}).get("content", {}).get("application/json", {})
+    if content.get("schema") == _FASTAPI_422:
+        content["schema"] = {"$ref": "#/components/schemas/Problem"}
+        responses["422"]["description"] = "A parameter cannot be used; `errors` has one entry per parameter."
 
 
 def _access_answers(scopes: list[str]) -> dict[str, Any]:
