@@ -114,6 +114,18 @@ async def _on_service_error(request: Request, exc: Exception) -> Response:
 
 async def _on_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400 and isinstance(exc.__cause__, ValueError | RecursionError):
+        # FastAPI's answer to a JSON body it cannot decode (a syntax error is its 422): the 422 of every body that
+        # is not JSON (the routes that read their body themselves say "malformed JSON" too).
+        why = "not UTF-8 text" if isinstance(exc.__cause__, UnicodeError) else "nested too deeply"
+        return problem(
+            request,
+            422,
+            type_=TYPE_PREFIX + "parameter-invalid",
+            title="A request parameter is invalid",
+            detail=f"body: malformed JSON: {why}",
+            errors=[{"in": "body", "parameter": "", "detail": f"malformed JSON: {why}"}],
+        )
     detail = (
         exc.detail
         if isinstance(exc.detail, str) and exc.detail != HTTPStatus(exc.status_code).phrase
