@@ -47,6 +47,7 @@ def live_service(workdir: Path, env: dict[str, str]) -> Iterator[tuple[str, int]
             **os.environ,
             "BJAUDIT_ACCESS_LOG": "false",
             "BJAUDIT_ADMIN_KEY_FILE": str(workdir / "admin-key"),
+            "BJAUDIT_SIGNING_KEY_FILE": str(workdir / "signing-key.pem"),
             **env,
         },
         stdout=log,
