@@ -228,3 +228,8 @@ class Problem(BaseModel):
     detail: str | None = None
     instance: str | None = Field(default=None, description="The request path.")
     errors: list[ProblemEntry] | None = Field(default=None, description="For 422: one entry per problem.")
+    request_id: str | None = Field(
+        default=None,
+        description="The request's ID (as in its X-Request-ID header and the service's log lines): quote it when "
+        "reporting a problem.",
+    )
