@@ -14,6 +14,7 @@ import orjson
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import text
+from starlette.convertors import PathConvertor, register_url_convertor
 
 from app.api import schemas
 from app.api.auth import PUBLIC, Admin, Reader, Submitter
@@ -271,6 +272,16 @@ ELECTIONS_BODY: dict[str, Any] = {
         "content": {JSON: {"schema": {"$ref": "#/components/schemas/ElectionsRegistration"}}},
     }
 }
+
+
+class _TableIdConvertor(PathConvertor):
+    """A table id in a path: any characters, ``/`` (as ``path``) and line breaks too (``path`` is ``.*``, which
+    stops at a newline: such a table id would find no route); its parameter's pattern says what it may be."""
+
+    regex = "(?s:.*)"
+
+
+register_url_convertor("any", _TableIdConvertor())
 TableId = Annotated[
     str,
     Path(
@@ -287,7 +298,7 @@ def _elections_location(table_id: str, jurisdiction: str) -> str:
 
 
 @tables.put(
-    "/tables/{table_id:path}/elections",
+    "/tables/{table_id:any}/elections",
     status_code=201,
     response_model=schemas.Registration,
     responses={
@@ -329,7 +340,7 @@ async def register_elections(
 
 
 @tables.get(
-    "/tables/{table_id:path}/elections",
+    "/tables/{table_id:any}/elections",
     response_model=schemas.RegistrationList,
     responses=_problems(422, 500, 503),
 )

@@ -302,6 +302,17 @@ def test_a_table_id_with_a_slash_can_be_registered(client: TestClient) -> None:
     assert audit["elections_source"] == "registered"
 
 
+def test_a_table_id_with_a_line_break_can_be_registered_and_listed(client: TestClient) -> None:
+    """Found by schemathesis: the routes took the table id with starlette's ``path`` convertor (``.*``), which stops
+    at a newline, so such a table (a round may name one) had no route at all: 404 "No route", undocumented."""
+    resp = register(client, "2026-12-01T00:00:00Z", HIT, table="PIT3%0ABJ21%0A")
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["table_id"] == "PIT3\nBJ21\n"
+    listed = client.get(resp.headers["Location"])
+    assert listed.status_code == 200, listed.text
+    assert [r["table_id"] for r in listed.json()["items"]] == ["PIT3\nBJ21\n"]
+
+
 # --- use by submissions and dry runs ----------------------------------------------------------------------------
 
 
