@@ -32,7 +32,12 @@ class KeyRequest(BaseModel):
     )
     all_sources: bool = Field(default=False, description="A key for every source (read, admin; not submit).")
     scopes: list[Scope] = Field(min_length=1, description="submit, read, admin.")
-    label: str = Field(min_length=1, max_length=200, description="Who or what will use it.")
+    label: str = Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^\x00]+$",  # stored as text: PostgreSQL's cannot hold NUL
+        description="Who or what will use it.",
+    )
 
 
 class KeyInfo(BaseModel):

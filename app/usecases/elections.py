@@ -75,6 +75,11 @@ def register_elections(session: Session, table_id: str, body: bytes, source: str
         raise ElectionsInvalid(
             f"The registration has {n} problem{'s' if n != 1 else ''}; nothing was stored.", errors=errors
         ) from exc
+    if "\x00" in reg.reason:  # stored as text: PostgreSQL's cannot hold NUL
+        raise ElectionsInvalid(
+            "The registration has 1 problem; nothing was stored.",
+            errors=[{"pointer": "/reason", "detail": "must not contain the NUL character (\\u0000)"}],
+        )
     rules_json = orjson.dumps(reg.rules, option=orjson.OPT_SORT_KEYS).decode()
     key = (source, reg.jurisdiction, table_id, reg.effective_from)
     where = f"Table {table_id!r} ({reg.jurisdiction}) of source {source!r} from {iso_utc(reg.effective_from)}"

@@ -71,6 +71,33 @@ def test_an_unknown_search_parameter_is_named_not_ignored(
 
 
 @pytest.mark.parametrize(
+    ("method", "url", "body", "pointer"),
+    [
+        ("POST", "/v1/keys", {"scopes": ["read"], "label": "a\x00b"}, "label"),
+        (
+            "PUT",
+            "/v1/tables/BJ1/elections",
+            {
+                "jurisdiction": "NZ",
+                "effective_from": "2026-12-01T00:00:00Z",
+                "rules": {"decks": 6, "dealer_soft_17": "stand"},
+                "reason": "rule card\x00",
+            },
+            "/reason",
+        ),
+    ],
+)
+def test_a_nul_character_in_a_stored_text_of_a_body_is_refused(
+    client: TestClient, method: str, url: str, body: dict[str, object], pointer: str
+) -> None:
+    """Found by schemathesis: PostgreSQL text cannot hold NUL, so these were a 500 there (stored on SQLite)."""
+    r = client.request(method, url, json=body)
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert [e.get("parameter", e.get("pointer")) for e in r.json()["errors"]] == [pointer]
+
+
+@pytest.mark.parametrize(
     ("body", "why"),
     [(b"\xdf\x88\xff\xfe.\x0b", "not UTF-8 text"), (b"[" * 100_000 + b"]" * 100_000, "nested too deeply")],
     ids=["not-utf8", "too-deep"],
