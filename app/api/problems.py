@@ -21,6 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
+from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.logs import request_id
@@ -133,9 +134,27 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
     )
     if exc.status_code == 404 and detail is None:
         detail = f"No route {request.url.path!r}; see /docs for the API."
-    if exc.status_code == 405 and detail is None:
-        detail = f"{request.method} is not allowed on {request.url.path!r}."
-    return problem(request, exc.status_code, detail=detail, headers=dict(exc.headers or {}) or None)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        detail = detail or f"{request.method} is not allowed on {request.url.path!r}."
+        headers["Allow"] = _allowed(request, headers.get("Allow"))
+    return problem(request, exc.status_code, detail=detail, headers=headers or None)
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _allowed(request: Request, named: str | None) -> str:
+    """The methods some route takes on the path, with those the 405 ``named``: starlette's names only the first
+    matching route's (GET and POST of a path are two routes). A mount says for itself (it matches any method)."""
+    routes = [r for r in request.app.router.routes if not isinstance(r, Mount)]
+    methods = {m.strip() for m in (named or "").split(",") if m.strip()}
+    methods.update(
+        method
+        for method in _METHODS
+        if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)
+    )
+    return ", ".join(sorted(methods))
 
 
 def _parameter_errors(exc: RequestValidationError) -> list[dict[str, Any]]:

@@ -71,6 +71,28 @@ def test_an_unknown_search_parameter_is_named_not_ignored(
 
 
 @pytest.mark.parametrize(
+    ("method", "url", "allow"),
+    [
+        ("PATCH", "/v1/rounds", "GET, POST"),
+        ("DELETE", "/v1/tables/BJ1/elections", "GET, PUT"),
+        ("PUT", "/v1/keys", "GET, POST"),
+        ("POST", "/v1/rounds/R-1", "GET"),
+        ("POST", "/healthz", "GET"),
+        ("POST", "/docs/assets/swagger-ui.css", "GET, HEAD"),
+    ],
+)
+def test_a_method_not_allowed_names_every_method_of_the_path(
+    client: TestClient, method: str, url: str, allow: str
+) -> None:
+    """Found by schemathesis: starlette's 405 named only the first route's methods (``Allow: POST`` on
+    /v1/rounds), where RFC 9110 wants every method the resource supports."""
+    r = client.request(method, url)
+    assert r.status_code == 405, r.text
+    assert r.headers["allow"] == allow
+    assert r.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.mark.parametrize(
     ("method", "url", "body", "pointer"),
     [
         ("POST", "/v1/keys", {"scopes": ["read"], "label": "a\x00b"}, "label"),
