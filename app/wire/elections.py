@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.wire.schema import Problem, TableRules, Timestamp, problems_from
+from app.wire.schema import MAX_MONEY, Problem, TableRules, Timestamp, problems_from
+from app.wire.strict import key_tokens, merged, repeated_keys, scan
 
 __all__ = ["ElectionsRegistration", "Registration", "RegistrationInvalid", "parse_registration"]
 
@@ -90,11 +91,18 @@ def _reword(p: Problem) -> Problem:
 
 def parse_registration(data: bytes | str) -> Registration:
     """JSON text of a registration. Raises :class:`RegistrationInvalid` listing every problem with its JSON
-    pointer."""
+    pointer, strict JSON's first (a key given twice, NaN, an integer out of range, absurd nesting: as for a round,
+    :mod:`app.wire.strict`)."""
     try:
         model = ElectionsRegistration.model_validate_json(data)
     except ValidationError as exc:
-        raise RegistrationInvalid([_reword(p) for p in problems_from(exc)]) from None
+        problems = [_reword(p) for p in problems_from(exc)]
+        raise RegistrationInvalid(merged(scan(data, max_int=MAX_MONEY), problems)) from None
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if key_tokens(raw) != len(model.model_fields_set) + len(model.rules):  # perhaps a key given twice
+        faults = repeated_keys(raw, max_int=MAX_MONEY)
+        if faults:
+            raise RegistrationInvalid(faults)
     return Registration(
         model.jurisdiction, model.effective_from, dict(model.rules), model.reason.strip(), model.supersedes
     )

@@ -7,6 +7,8 @@ NDJSON is read line by line, so a file of any size streams in constant memory. `
 from __future__ import annotations
 
 import gzip
+import json
+import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
@@ -82,14 +84,53 @@ def _is_whole_object(line: bytes) -> bool:
     try:
         return isinstance(orjson.loads(line), dict)
     except orjson.JSONDecodeError:
+        pass
+    try:  # an object to a lenient reader (NaN, an integer past 64 bits): a record of its own, refused on its own
+        return isinstance(json.loads(line), dict)
+    except (ValueError, RecursionError):
         return False
 
 
 def _array(data: bytes, name: str) -> Iterator[RecordText]:
+    """Each element as the text it is in the file, read as strictly as any record (decoded and re-encoded, an
+    element would lose the first of two equal keys)."""
     try:
-        items = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        items = list(_elements(data.decode()))
+    except (ValueError, RecursionError):
         yield RecordText(name, data)  # let the parser report where the JSON breaks
         return
     for i, item in enumerate(items):
-        yield RecordText(f"{name}[{i}]", obj=item)
+        yield RecordText(f"{name}[{i}]", item.encode())
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, i: int) -> int:
+    """The index of the first non-whitespace character from ``i``."""
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+def _elements(text: str) -> Iterator[str]:
+    """The text of each element of a JSON array (ValueError if ``text`` is not one)."""
+    decoder = json.JSONDecoder()
+    i = _skip(text, 0)
+    if text[i : i + 1] != "[":
+        raise ValueError("not a JSON array")
+    i = _skip(text, i + 1)
+    if text[i : i + 1] == "]":
+        i += 1
+    else:
+        while True:
+            _, end = decoder.raw_decode(text, i)
+            yield text[i:end]
+            i = _skip(text, end)
+            if text[i : i + 1] == "]":
+                i += 1
+                break
+            if text[i : i + 1] != ",":
+                raise ValueError("expected ',' or ']'")
+            i = _skip(text, i + 1)
+    if text[i:].strip(" \t\n\r"):
+        raise ValueError("text after the array")

@@ -13,14 +13,15 @@ The happy path is ``RoundModel.model_validate_json`` (all checks but a handful r
 tight conversion loop. Only when validation fails is time spent turning pydantic's errors into
 :class:`Problem` entries: one per bad value, each with the JSON pointer of that value and a short message.
 
-Every check is made in the model itself, so ``RoundModel.model_validate_json`` alone accepts exactly what
-:func:`parse_round` accepts. Cross-field checks (a duplicate seat, a push that moves money) run once the
-values they compare are themselves valid.
+Every check of the values is made in the model itself, so ``RoundModel.model_validate_json`` accepts what
+:func:`parse_round` accepts, but for one thing: :func:`parse_round` also insists on strict JSON
+(:mod:`app.wire.strict`: no key twice in an object, no NaN, no integer out of range, no absurd nesting), which
+the model cannot see (it keeps the last of two equal keys). Cross-field checks (a duplicate seat, a push that
+moves money) run once the values they compare are themselves valid.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable
@@ -38,7 +39,7 @@ from pydantic import (
     field_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from pydantic_core import CoreSchema, ErrorDetails, PydanticCustomError, core_schema
 from typing_extensions import TypedDict
 
 from app.domain.model import (
@@ -62,6 +63,16 @@ from app.domain.model import (
 )
 from app.domain.model import (
     AdditionalWager as DomainAdditionalWager,
+)
+from app.wire.strict import (
+    Problem,
+    key_tokens,
+    loads_marking_duplicates,
+    merged,
+    pointer,
+    repeated_keys,
+    scan,
+    value_faults,
 )
 
 __all__ = [
@@ -862,15 +873,6 @@ def _to_domain(m: RoundModel, convert: dict[str, Callable[[Any], Event]] = _CONV
 # ----------------------------------------------------------------------------------------------------
 
 
-class Problem(TypedDict):
-    """One validation problem."""
-
-    pointer: str
-    """RFC 6901 JSON pointer of the bad value (``"/events/7/card"``); ``""`` for the whole document."""
-    message: str
-    """What is wrong, in plain words."""
-
-
 class RoundInvalid(ValueError):
     """The record cannot be read: it is not JSON, or it violates the schema. ``problems`` lists every problem;
     ``round_id`` is the round's id when it could be read (a string of the round_id form), else None."""
@@ -890,11 +892,6 @@ class RoundInvalid(ValueError):
         where = first["pointer"] or "(document)"
         name = f" {round_id}" if round_id else ""
         super().__init__(f"invalid round{name}: {where}: {first['message']}{more}")
-
-
-def pointer(loc: tuple[str | int, ...] | list[str | int]) -> str:
-    """RFC 6901 JSON pointer of a location: ``("events", 7, "card")`` -> ``"/events/7/card"``."""
-    return "".join("/" + str(seg).replace("~", "~0").replace("/", "~1") for seg in loc)
 
 
 _MONEY_FIELDS = frozenset({"amount", "wager", "min_chip", "min_wager", "max_wager"})
@@ -937,7 +934,10 @@ def _show(value: object, limit: int = 40) -> str:
     if value is False:
         return "false"
     if isinstance(value, int):
-        text = str(value)
+        try:
+            text = str(value)
+        except ValueError:  # over the 4300 digits of str(): a decoded value (pydantic's JSON stops before)
+            return "a number of over 4300 digits"
         return text if len(text) <= limit else f"a {len(text)}-digit number"
     if isinstance(value, float):
         if math.isnan(value):
@@ -1105,9 +1105,13 @@ def _timestamp_message(value: object) -> str:
 
 def problems_from(exc: ValidationError) -> list[Problem]:
     """Readable problems for a pydantic ValidationError raised by :class:`RoundModel`."""
+    return _problems(exc.errors(include_url=False))
+
+
+def _problems(errors: list[ErrorDetails]) -> list[Problem]:
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
-    for err in exc.errors(include_url=False):
+    for err in errors:
         if err["type"] == "string_type" and _timestamp_like(err):
             err = {**err, "type": "string_pattern_mismatch", "ctx": {"pattern": TIMESTAMP_PATTERN}}
         for p in _problem(dict(err)):
@@ -1116,6 +1120,26 @@ def problems_from(exc: ValidationError) -> list[Problem]:
                 seen.add(key)
                 out.append(p)
     return out
+
+
+def _value_faults(errors: list[ErrorDetails]) -> list[Problem]:
+    """The faults of strict JSON among the values the model refused (NaN, an integer out of range, nesting too
+    deep): no field takes such a value, so each is, or is inside, the input of an error at that error's location
+    (but for ``missing``, whose input is the object the field is missing from)."""
+    faults: list[Problem] = []
+    for err in errors:
+        value = err.get("input")
+        if (
+            err["type"] == "missing"
+            or isinstance(value, bool)
+            or not isinstance(value, int | float | dict | list)
+        ):
+            continue
+        if isinstance(value, int | float) and -MAX_MONEY <= value <= MAX_MONEY:
+            continue
+        loc, _ = _split_loc(tuple(err["loc"]))
+        faults += value_faults(value, loc, max_int=MAX_MONEY)
+    return faults
 
 
 def _timestamp_like(err: Any) -> bool:
@@ -1143,26 +1167,64 @@ def parse_round(data: bytes | str) -> Round:
     """JSON text of a recorded round -> :class:`~app.domain.model.Round`.
 
     Raises :class:`RoundInvalid` listing every problem (malformed JSON included: pointer ``""`` and a message
-    with the line and column)."""
+    with the line and column), strict JSON's first (:mod:`app.wire.strict`)."""
     try:
         model = _validate_json(data)
     except ValidationError as exc:
-        problems = problems_from(exc)
-        round_id = None
-        if not any(p["message"].startswith("malformed JSON") for p in problems):
-            try:
-                round_id = _readable_round_id(json.loads(data))
-            except (ValueError, RecursionError):
-                round_id = None
-        raise RoundInvalid(problems, round_id) from None
+        raise _refused(data, exc) from None
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if key_tokens(raw) != _members(model):  # perhaps a key given twice: look closer (rare, and exact)
+        faults = repeated_keys(raw, max_int=MAX_MONEY)
+        if faults:
+            raise RoundInvalid(faults, None if _names_round_id(faults) else model.round_id)
     return _to_domain(model)
+
+
+def _members(m: RoundModel) -> int:
+    """How many members the objects of a validated round hold together: as many as its text has distinct keys in
+    each object (a key that is no field is refused, and no default is added to what the text holds)."""
+    fields = m.__dict__  # the validated fields (read here: attribute access costs more, on the hot path)
+    table = fields["table"]
+    n = len(m.model_fields_set) + len(table) + sum(map(len, fields["events"]))
+    rules = table.get("rules")
+    if rules is not None:
+        n += len(rules)
+    for seat in fields["seats"]:
+        n += len(seat)
+        aw = seat.get("additional_wager")
+        if aw is not None:
+            n += len(aw)
+    return n
+
+
+def _names_round_id(faults: list[Problem]) -> bool:
+    return any(f["pointer"] == "/round_id" for f in faults)
+
+
+def _refused(data: bytes | str, exc: ValidationError) -> RoundInvalid:
+    errors = exc.errors(include_url=False)
+    problems = _problems(errors)
+    if any(e["type"] == "json_invalid" for e in errors):  # perhaps only NaN, a huge integer, deep nesting
+        return RoundInvalid(merged(scan(data, max_int=MAX_MONEY), problems))
+    try:
+        obj, repeated = loads_marking_duplicates(data)
+    except (ValueError, RecursionError):
+        obj, repeated = None, True
+    faults = scan(data, max_int=MAX_MONEY) if repeated else _value_faults(errors)
+    return RoundInvalid(
+        merged(faults, problems), None if _names_round_id(faults) else _readable_round_id(obj)
+    )
 
 
 def round_from_obj(obj: object) -> Round:
     """An already-decoded JSON value (dict, list, ...) -> :class:`~app.domain.model.Round`, with the same
-    rules and problems as :func:`parse_round`. Raises :class:`RoundInvalid`."""
+    rules and problems as :func:`parse_round` (no key can be repeated in a decoded value). Raises
+    :class:`RoundInvalid`."""
     try:
         model = _validate(obj)
     except ValidationError as exc:
-        raise RoundInvalid(problems_from(exc), _readable_round_id(obj)) from None
+        errors = exc.errors(include_url=False)
+        raise RoundInvalid(
+            merged(_value_faults(errors), _problems(errors)), _readable_round_id(obj)
+        ) from None
     return _to_domain(model)
