@@ -36,9 +36,8 @@ def _version() -> str:
 
 def _audit_one(rec: RecordText) -> tuple[dict[str, Any], int]:
     """One output line for one input record, and the exit status it calls for."""
-    text = rec.text if rec.text is not None else orjson.dumps(rec.obj)
     try:
-        result = round_cases.audit(text).result
+        result = round_cases.audit(rec.text).result
     except ServiceError as exc:
         line = {
             "round_id": exc.extra.get("round_id"),

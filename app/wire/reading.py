@@ -22,8 +22,8 @@ import orjson
 class RecordText:
     where: str
     """``path:line`` for NDJSON, ``path[index]`` for an array element, ``path`` for a whole file."""
-    text: bytes | None = None
-    obj: object = None
+    text: bytes
+    """The record's bytes exactly as written in the file."""
 
 
 class UnreadableFile(Exception):
