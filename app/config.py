@@ -48,6 +48,11 @@ class Settings(BaseSettings):
         description="Requests each API key may make (limits' notation, ';'-separated: '100/second;5000/minute'); "
         "over it, 429 with Retry-After. Empty for no limit.",
     )
+    auth_failure_limit: str = Field(
+        default="20/second;600/minute",
+        description="Requests with a wrong API key each client address may make before it gets 429 (the wrong "
+        "keys are looked up no more); empty for no limit.",
+    )
     rate_limit_storage: str = Field(
         default="memory://",
         description="Where the rate limits count: memory:// (per process) or redis://host:6379 (shared by every "

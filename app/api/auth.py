@@ -53,9 +53,12 @@ class Authenticator:
         self.uow = uow
         self.pg = pg
         self.limits: list[RateLimitItem] = parse_many(settings.rate_limit) if settings.rate_limit else []
+        self.failures: list[RateLimitItem] = (
+            parse_many(settings.auth_failure_limit) if settings.auth_failure_limit else []
+        )
         self.limiter = (
             MovingWindowRateLimiter(storage_from_string(_async_storage(settings.rate_limit_storage)))
-            if self.limits
+            if self.limits or self.failures
             else None
         )
 
@@ -68,10 +71,13 @@ class Authenticator:
                 "Send an API key: 'Authorization: Bearer bja_...'. `bjaudit keys create` makes one.",
                 headers=CHALLENGE,
             )
+        address = f"failed:{request.client.host if request.client else '-'}"
+        await self._refuse_if_over(self.failures, address, "wrong keys from this address", count=False)
         scheme, _, token = header.strip().partition(" ")
         token = token.strip()
         key_id = key_id_of(token) if scheme.lower() == "bearer" else None
         if key_id is None:
+            await self._refuse_if_over(self.failures, address, "wrong keys from this address")
             raise Unauthenticated(
                 "The Authorization header is not 'Bearer <bjaudit API key>'.", headers=CHALLENGE
             )
@@ -80,19 +86,27 @@ class Authenticator:
         )
         who = principal_of(row, token)
         if who is None:
+            await self._refuse_if_over(self.failures, address, "wrong keys from this address")
             raise Unauthenticated("The API key is unknown or revoked.", headers=CHALLENGE)
         return who
 
     async def limit(self, request: Request, who: Principal) -> None:
+        key = who.key_id or f"anonymous:{request.client.host if request.client else '-'}"
+        await self._refuse_if_over(self.limits, key, "this key's limit")
+
+    async def _refuse_if_over(
+        self, items: list[RateLimitItem], key: str, what: str, *, count: bool = True
+    ) -> None:
+        """Count a request against ``items`` (or, ``count`` False, only look), and answer 429 over any of them."""
         if self.limiter is None:
             return
-        key = who.key_id or f"anonymous:{request.client.host if request.client else '-'}"
-        for item in self.limits:
-            if not await self.limiter.hit(item, key):
+        for item in items:
+            ok = await (self.limiter.hit(item, key) if count else self.limiter.test(item, key))
+            if not ok:
                 stats = await self.limiter.get_window_stats(item, key)
                 wait = max(1, math.ceil(stats.reset_time - time.time()))
                 raise RateLimited(
-                    f"Over this key's limit of {item}; retry in {wait} s.",
+                    f"Over {what} ({item}); retry in {wait} s.",
                     headers={"Retry-After": str(wait)},
                     extra={"limit": str(item)},
                 )

@@ -400,3 +400,15 @@ def test_metrics_need_a_read_key_for_every_source(anon: TestClient, database_url
     resp = anon.get("/metrics", headers=bearer(database_url, "casino-m", ["read"]))
     assert "every source" in _problem(resp, 403)["detail"]
     assert anon.get("/metrics", headers=bearer(database_url, None, ["read"])).status_code == 200
+
+
+def test_an_address_sending_wrong_keys_is_slowed_down(database_url: str, engine: Engine) -> None:
+    app = create_app(Settings(database_url=database_url, embedded_workers=0, auth_failure_limit="3/minute"))
+    wrong = {"Authorization": "Bearer bja_0123456789abcdef_" + "w" * 43}
+    with TestClient(app, raise_server_exceptions=False, client=("10.9.8.7", 1)) as c:
+        assert [c.get("/v1/rounds", headers=wrong).status_code for _ in range(3)] == [401, 401, 401]
+        over = c.get("/v1/rounds", headers=wrong)
+        assert "wrong keys from this address" in _problem(over, 429)["detail"]
+        assert int(over.headers["retry-after"]) >= 1
+    with TestClient(app, raise_server_exceptions=False, client=("10.9.8.6", 1)) as other:
+        assert other.get("/v1/rounds", headers=bearer(database_url, "default", ["read"])).status_code == 200
