@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch profile worker openapi migrate clean install mutation
+.PHONY: run test lint typecheck bench bench-http bench-batch profile worker openapi migrate clean install mutation fuzz-api
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ bench-http: $(STAMP)
 ## Mutation testing of the pure engine against the fast tests (minutes; not part of `make test`): docs/testing.md
 mutation: $(STAMP)
 	$(PY) -m tools.mutation
+
+## Schemathesis against a live service (SQLite, PostgreSQL) with FUZZ_EXAMPLES cases per operation (make test: 8)
+FUZZ_EXAMPLES ?= 200
+fuzz-api: $(STAMP)
+	BJAUDIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/integration/test_schemathesis.py
 
 ## Regenerate the committed OpenAPI document (a test fails when the app drifts from it)
 openapi: $(STAMP)
