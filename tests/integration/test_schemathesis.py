@@ -65,7 +65,11 @@ def live(
         url = f"sqlite:///{workdir / 'live.sqlite3'}"
     else:
         url = request.getfixturevalue("postgres_database")("st")
-    with live_service(workdir, {"DATABASE_URL": url}) as (base, _):
+    # The run sends wrong keys on purpose (coverage cases of the Authorization header, ignored_auth): past
+    # BJAUDIT_AUTH_FAILURE_LIMIT every request from its address, right key or not, would be a 429 that proves
+    # nothing (tests/integration/test_auth.py tests the limit).
+    env = {"DATABASE_URL": url, "BJAUDIT_AUTH_FAILURE_LIMIT": ""}
+    with live_service(workdir, env) as (base, _):
         yield base, live_key(workdir), workdir
 
 
