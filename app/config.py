@@ -50,8 +50,8 @@ class Settings(BaseSettings):
     )
     auth_failure_limit: str = Field(
         default="20/second;600/minute",
-        description="Requests with a wrong API key each client address may make before it gets 429 (the wrong "
-        "keys are looked up no more); empty for no limit.",
+        description="Wrong API keys each client address may send before they are answered 429 instead of 401 (a "
+        "right key from the same address is never refused); empty for no limit.",
     )
     rate_limit_storage: str = Field(
         default="memory://",

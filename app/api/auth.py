@@ -72,7 +72,6 @@ class Authenticator:
                 headers=CHALLENGE,
             )
         address = f"failed:{request.client.host if request.client else '-'}"
-        await self._refuse_if_over(self.failures, address, "wrong keys from this address", count=False)
         scheme, _, token = header.strip().partition(" ")
         token = token.strip()
         key_id = key_id_of(token) if scheme.lower() == "bearer" else None
@@ -94,15 +93,12 @@ class Authenticator:
         key = who.key_id or f"anonymous:{request.client.host if request.client else '-'}"
         await self._refuse_if_over(self.limits, key, "this key's limit")
 
-    async def _refuse_if_over(
-        self, items: list[RateLimitItem], key: str, what: str, *, count: bool = True
-    ) -> None:
-        """Count a request against ``items`` (or, ``count`` False, only look), and answer 429 over any of them."""
+    async def _refuse_if_over(self, items: list[RateLimitItem], key: str, what: str) -> None:
+        """Count a request against ``items``, and answer 429 over any of them."""
         if self.limiter is None:
             return
         for item in items:
-            ok = await (self.limiter.hit(item, key) if count else self.limiter.test(item, key))
-            if not ok:
+            if not await self.limiter.hit(item, key):
                 stats = await self.limiter.get_window_stats(item, key)
                 wait = max(1, math.ceil(stats.reset_time - time.time()))
                 raise RateLimited(
