@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app.api import auth, batches, integrity, keys, observability, openapi, problems, routes
+from app.api import auth, batches, integrity, keys, observability, openapi, problems, routes, shoes
 from app.api.deps import known_query_parameters
 
 
@@ -19,6 +19,7 @@ def install(app: FastAPI) -> None:
         batches.router,
         keys.router,
         integrity.router,
+        shoes.router,
     )
     for router in routers:
         app.include_router(router, dependencies=strict)

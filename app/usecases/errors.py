@@ -8,6 +8,9 @@
       +-- RoundConflict         409  the round_id was already submitted with a different record
       +-- AmbiguousRound        409  the round_id names rounds of several submitters or jurisdictions
       +-- RoundNotFound         404
+      +-- ShoeNotFound          404  no stored round (of the key's source) has that shoe_id
+      +-- AmbiguousShoe         409  the shoe_id names rounds of several submitters or jurisdictions
+      +-- ShoeTooLarge          422  more rounds under one shoe_id than a reconciliation reads
       +-- ElectionsInvalid      422  a table elections registration cannot be read
       +-- ElectionsConflict     409  other elections are already registered for that table and effective_from
       +-- Unauthenticated       401  no valid API key (missing, unknown, revoked)
@@ -88,6 +91,22 @@ class AmbiguousRound(ServiceError):
 
 class RoundNotFound(ServiceError):
     status, slug, title = 404, "round-not-found", "No such round"
+
+
+class ShoeNotFound(ServiceError):
+    status, slug, title = 404, "shoe-not-found", "No such shoe"
+
+
+class AmbiguousShoe(ServiceError):
+    status, slug, title = (
+        409,
+        "shoe-ambiguous",
+        "The shoe_id names rounds of more than one submitter or jurisdiction",
+    )
+
+
+class ShoeTooLarge(ServiceError):
+    status, slug, title = 422, "shoe-too-large", "The shoe has more rounds than a reconciliation reads"
 
 
 class ElectionsInvalid(ServiceError):
