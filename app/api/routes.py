@@ -32,8 +32,9 @@ from app.store.db import Database
 from app.store.rounds import Search
 from app.usecases import elections as election_cases
 from app.usecases import rounds as round_cases
-from app.usecases.auditing import rule_spelling
+from app.usecases.auditing import rule_spelling, rulesets
 from app.usecases.errors import InvalidQuery
+from app.usecases.what_if import what_if
 
 JSON = "application/json"
 
@@ -254,14 +255,44 @@ async def get_record(
 
 @rounds.post(
     "/audit",
-    response_model=schemas.AuditResult,
+    response_model=schemas.DryRunResult,
     responses=_problems(408, 413, 415, 422, 500, 503),
     openapi_extra=ROUND_BODY,
 )
-async def dry_run(who: Submitter, body: JsonBody, uow: UnitOfWorkDep) -> Response:
+async def dry_run(
+    who: Submitter,
+    body: JsonBody,
+    uow: UnitOfWorkDep,
+    ruleset: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="What-if: audit under this ruleset, whatever the round's played_at: its name (as audits "
+            "and GET /v1/rulesets give it) or its alias; of the round's jurisdiction. The result says "
+            "ruleset_in_force.",
+            examples=["NZ Gazette 1994 No 112 Blackjack Rules", "US-NJ@2024-09-16"],
+        ),
+    ] = None,
+    elections: Annotated[
+        str | None,
+        Query(
+            max_length=4000,
+            description="What-if: table elections, a JSON object read exactly as a round's table.rules, over the "
+            "round's own (or registered) ones. The result carries them as elections_what_if.",
+            examples=['{"dealer_soft_17": "hit"}'],
+        ),
+    ] = None,
+) -> Response:
     """Audit a round without storing anything (for integrators testing their feed). A round without
-    `table.rules` is audited by the elections its source registered for the table, as a submission would be."""
-    audited = await uow.read(round_cases.dry_run, body, who.writes(None))
+    `table.rules` is audited by the elections its source registered for the table, as a submission would be. With
+    `?ruleset=` and/or `?elections=`, a what-if, marked as such."""
+    try:
+        asked = what_if(ruleset, elections)
+        audited = await uow.read(round_cases.dry_run, body, who.writes(None), asked)
+    except InvalidQuery as exc:
+        for e in exc.errors or ():
+            e.setdefault("in", "query")
+        raise
     return Response(audited.body, media_type=JSON)
 
 
@@ -372,6 +403,18 @@ async def list_rules(
 @functools.lru_cache(maxsize=16)
 def _catalogue(jurisdiction: str | None) -> bytes:
     return orjson.dumps({"rules": round_cases.rules(jurisdiction)})
+
+
+@rules.get("/rulesets", response_model=schemas.Rulesets, responses=_problems(422, 500), dependencies=[PUBLIC])
+async def list_rulesets() -> Response:
+    """Every ruleset we hold: its jurisdiction, name and alias (as ?ruleset= of POST /v1/audit takes them), and
+    the dates of the rounds it applies to."""
+    return Response(_rulesets(), media_type=JSON)
+
+
+@functools.cache
+def _rulesets() -> bytes:
+    return orjson.dumps({"rulesets": rulesets()})
 
 
 @health.get("/healthz", response_model=schemas.Health, dependencies=[PUBLIC])

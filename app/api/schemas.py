@@ -55,6 +55,44 @@ class AuditResult(BaseModel):
     )
 
 
+class DryRunResult(AuditResult):
+    """The audit of one round, not stored: as a submission would be audited, or a what-if (?ruleset=, ?elections=),
+    marked. A stored audit never carries the marks."""
+
+    ruleset: str = Field(
+        description="The rules applied: those in force when the round was played, or those a what-if named "
+        "(ruleset_in_force says which)."
+    )
+    ruleset_in_force: bool = Field(
+        default=True,
+        description="What-if only (present when ?ruleset= or ?elections= is given): whether the ruleset applied is "
+        "the one in force at played_at. False: a what-if under another ruleset than the round's. Absent from a plain "
+        "dry run, which is always audited by the ruleset in force and answers exactly what a submission stores.",
+    )
+    elections_what_if: dict[str, Any] | None = Field(
+        default=None,
+        description="Present when ?elections= is given: those elections, as validated. They override the round's "
+        "own or registered elections (whose origin elections_source still gives) and the defaults; `elections` is "
+        "what the audit applied.",
+    )
+
+
+class Ruleset(BaseModel):
+    """A set of rules we hold, and the (local) dates of the rounds it applies to."""
+
+    jurisdiction: Literal["US-NJ", "NZ"]
+    name: str = Field(description="As audits name it (`ruleset`), and as ?ruleset= takes it.")
+    alias: str = Field(description="Its short name, also taken by ?ruleset=: jurisdiction@effective.")
+    effective: str = Field(description="The first date (YYYY-MM-DD, the table's local date) it is in force.")
+    until: str | None = Field(
+        description="The first date it is no longer in force (exclusive); null when we know no end."
+    )
+
+
+class Rulesets(BaseModel):
+    rulesets: list[Ruleset] = Field(description="By jurisdiction, oldest first.")
+
+
 class Registration(BaseModel):
     """Rule elections registered for a table, in force from effective_from until the table's next registration
     (unless a correction supersedes them)."""
@@ -211,7 +249,11 @@ class Ready(BaseModel):
 class ProblemEntry(BaseModel):
     """One problem with the request: a JSON pointer into the body, or a named parameter."""
 
-    pointer: str | None = Field(default=None, description="JSON pointer into the body, e.g. /events/7/card.")
+    pointer: str | None = Field(
+        default=None,
+        description="JSON pointer into the body, e.g. /events/7/card; with parameter, into that parameter's JSON "
+        "(?elections=).",
+    )
     parameter: str | None = Field(default=None, description="A query parameter or header, by name.")
     in_: str | None = Field(default=None, alias="in", description="query, header or path.")
     detail: str

@@ -1,8 +1,10 @@
 """The ``bjaudit`` command line.
 
 ``bjaudit audit ROUNDS.json ...`` audits rounds offline (one NDJSON result per round on stdout);
-``bjaudit rules`` prints the rule catalogue with citation status and coverage; ``bjaudit serve`` runs the HTTP
-service, migrating its database first; ``bjaudit worker`` audits uploaded batches (PostgreSQL job queue);
+``bjaudit audit --ruleset NAME`` audits them as a what-if under another ruleset (or ``--elections``);
+``bjaudit rules`` prints the rule catalogue with citation status and coverage, ``bjaudit rulesets`` the rulesets;
+``bjaudit serve`` runs the HTTP service, migrating its database first; ``bjaudit worker`` audits uploaded batches
+(PostgreSQL job queue);
 ``bjaudit upload`` sends NDJSON files to a service as batches and waits for them; ``bjaudit generate`` writes
 realistic NDJSON batches; ``bjaudit verify`` checks the stored rounds' hash chains (:mod:`app.cli.integrity`).
 """
@@ -17,8 +19,9 @@ from typing import IO, Any
 import orjson
 
 from app.usecases import rounds as round_cases
-from app.usecases.auditing import ENGINE_VERSION, catalogue
+from app.usecases.auditing import ENGINE_VERSION, catalogue, rulesets
 from app.usecases.errors import ServiceError, problem_body
+from app.usecases.what_if import WhatIf, what_if
 from app.wire.reading import RecordText, UnreadableFile, read_records
 
 EXIT_COMPLIANT, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -34,10 +37,10 @@ def _version() -> str:
         return "unknown"
 
 
-def _audit_one(rec: RecordText) -> tuple[dict[str, Any], int]:
+def _audit_one(rec: RecordText, asked: WhatIf | None = None) -> tuple[dict[str, Any], int]:
     """One output line for one input record, and the exit status it calls for."""
     try:
-        result = round_cases.audit(rec.text).result
+        result = round_cases.audit(rec.text, None, asked).result
     except ServiceError as exc:
         line = {
             "round_id": exc.extra.get("round_id"),
@@ -48,11 +51,24 @@ def _audit_one(rec: RecordText) -> tuple[dict[str, Any], int]:
     return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
 
 
+def _what_if(args: argparse.Namespace) -> WhatIf | None:
+    """The what-if of --ruleset and --elections; :class:`ServiceError` when one cannot be used."""
+    return what_if(args.ruleset, args.elections)
+
+
 def cmd_audit(args: argparse.Namespace, out: IO[str]) -> int:
+    try:
+        asked = _what_if(args)
+    except ServiceError as exc:
+        print(f"bjaudit: {exc.detail}", file=sys.stderr)
+        for e in exc.errors or ():
+            where = f" {e['pointer']}" if e.get("pointer") else ""
+            print(f"  --{e['parameter']}{where}: {e['detail']}", file=sys.stderr)
+        return EXIT_UNREADABLE
     status = EXIT_COMPLIANT
     counts = {"compliant": 0, "violations": 0, "unreplayable": 0, "error": 0}
     for rec in read_records(args.paths):
-        line, code = _audit_one(rec)
+        line, code = _audit_one(rec, asked)
         status = max(status, code)
         counts["error" if "error" in line else line["verdict"]] += 1
         if args.format == "text":
@@ -72,12 +88,16 @@ def _text(line: dict[str, Any]) -> str:
     if "error" in line:
         err = line["error"]
         rows = [f"{line.get('round_id') or '(no round_id)'}  UNREADABLE  ({line['source']}): {err['detail']}"]
-        rows += [f"    {e['pointer'] or '/'}: {e['detail']}" for e in err.get("errors", [])]
+        rows += [f"    {_where(e)}: {e['detail']}" for e in err.get("errors", [])]
         return "\n".join(rows) + "\n\n"
-    head = (
-        f"{line['round_id']}  {line['jurisdiction']}  {line['verdict'].upper()}  "
-        f"({line['ruleset']}; elections from {line['elections_source']})"
-    )
+    elections = f"elections from {line['elections_source']}"
+    if "elections_what_if" in line:
+        elections += f", what-if {orjson.dumps(line['elections_what_if']).decode()}"
+    head = f"{line['round_id']}  {line['jurisdiction']}  {line['verdict'].upper()}  ({line['ruleset']}; {elections})"
+    if "ruleset_in_force" in line:
+        head += "  WHAT-IF: " + (
+            "the ruleset in force" if line["ruleset_in_force"] else "NOT the ruleset in force at played_at"
+        )
     rows = [head]
     for f in line["findings"]:
         where = f"event {f['event']}" if f["event"] is not None else "no event"
@@ -88,6 +108,24 @@ def _text(line: dict[str, Any]) -> str:
             tail += f"   owed to player: {f['amount_delta']}"
         rows.append(f"            {tail}")
     return "\n".join(rows) + "\n\n"
+
+
+def _where(e: dict[str, Any]) -> str:
+    if "parameter" in e:
+        return f"--{e['parameter']}" + (f" {e['pointer']}" if e.get("pointer") else "")
+    return str(e.get("pointer") or "/")
+
+
+def cmd_rulesets(args: argparse.Namespace, out: IO[str]) -> int:
+    listed = rulesets()
+    if args.format == "json":  # the document GET /v1/rulesets answers
+        out.write(orjson.dumps({"rulesets": listed}, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return 0
+    for rs in listed:
+        until = f"until {rs['until']} (exclusive)" if rs["until"] else "with no end we know of"
+        out.write(f"{rs['jurisdiction']:<6} {rs['alias']:<17} {rs['name']}\n")
+        out.write(f"{'':<6} {'':<17} for rounds played from {rs['effective']} {until}\n")
+    return 0
 
 
 def cmd_rules(args: argparse.Namespace, out: IO[str]) -> int:
@@ -270,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Audit recorded blackjack rounds against New Jersey and New Zealand rules.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Examples:\n  bjaudit audit tests/data/examples/nj-dealer-draws-on-hard-17.round.json --format text\n"
-        "  cat rounds.ndjson | bjaudit audit - > results.ndjson\n  bjaudit rules --jurisdiction NZ",
+        "  cat rounds.ndjson | bjaudit audit - > results.ndjson\n  bjaudit rules --jurisdiction NZ\n"
+        "  bjaudit audit nz-2026.round.json --ruleset NZ@1994-10-31   # a what-if: bjaudit rulesets lists them",
     )
     p.add_argument(
         "--version",
@@ -293,6 +332,19 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--format", choices=["ndjson", "text"], default="ndjson", help="output format (default ndjson)"
     )
+    a.add_argument(
+        "--ruleset",
+        metavar="NAME",
+        help="what-if: audit under this ruleset whatever each round's played_at, by its name or alias (bjaudit "
+        "rulesets lists them); each result says ruleset_in_force (false: not the ruleset in force when the round "
+        "was played). A round of another jurisdiction is an error line.",
+    )
+    a.add_argument(
+        "--elections",
+        metavar="JSON",
+        help="what-if: table elections over each round's own, a JSON object read as a round's table.rules "
+        """(e.g. '{"dealer_soft_17": "hit"}'); each result carries them as elections_what_if""",
+    )
     a.set_defaults(func=cmd_audit)
 
     r = sub.add_parser(
@@ -309,6 +361,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="text (default), json (one document, as GET /v1/rules answers) or ndjson (one rule per line)",
     )
     r.set_defaults(func=cmd_rules)
+
+    rs = sub.add_parser(
+        "rulesets",
+        help="list the rulesets: jurisdiction, name, alias, dates in force",
+        description="List every ruleset we hold, with its jurisdiction, its name (as audits give it), its alias, and "
+        "the dates of the rounds it applies to (the table's local date). A round is audited by the ruleset in force "
+        "when it was played; `bjaudit audit --ruleset NAME` (POST /v1/audit?ruleset=NAME) audits it under another.",
+    )
+    rs.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text (default) or json (one document, as GET /v1/rulesets answers)",
+    )
+    rs.set_defaults(func=cmd_rulesets)
 
     s = sub.add_parser(
         "serve",

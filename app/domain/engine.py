@@ -53,8 +53,13 @@ class AuditResult:
 
 
 def resolve_elections(
-    round_: Round, ruleset: Ruleset, registered: Mapping[str, Any] | None
+    round_: Round,
+    ruleset: Ruleset,
+    registered: Mapping[str, Any] | None,
+    what_if: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], ElectionsSource]:
+    """The elections an audit applies: the ruleset's defaults, overridden by the record's (else the registered
+    ones), overridden by a what-if audit's; and where the record's or registered ones came from."""
     given: Mapping[str, Any]
     if round_.rules is not None:
         given, source = round_.rules, "record"
@@ -64,13 +69,19 @@ def resolve_elections(
         given, source = {}, "defaults"
     elections = dict(ruleset.elected_defaults)
     elections.update(given)
+    elections.update(what_if or {})
     return elections, source  # type: ignore[return-value]
 
 
 def audit(
-    round_: Round, ruleset: Ruleset, engine_version: str, registered: Mapping[str, Any] | None = None
+    round_: Round,
+    ruleset: Ruleset,
+    engine_version: str,
+    registered: Mapping[str, Any] | None = None,
+    what_if: Mapping[str, Any] | None = None,
 ) -> AuditResult:
-    elections, source = resolve_elections(round_, ruleset, registered)
+    """Audit the round under ``ruleset``, by the elections :func:`resolve_elections` gives."""
+    elections, source = resolve_elections(round_, ruleset, registered, what_if)
     ctx = Ctx(ruleset.roles, ruleset.params)
     trace = replay(round_, elections, ctx)
     verdict: Verdict

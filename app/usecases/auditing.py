@@ -9,20 +9,67 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.domain.engine import RECORD_RULE, AuditResult, audit
+from app.domain.errors import AuditError
 from app.domain.model import Round
 from app.domain.rules import Rule, Ruleset
-from app.jurisdictions import RULESETS, ruleset_for
+from app.jurisdictions import EVERY_RULESET, RULESETS, alias, ruleset_for
 
 ENGINE_VERSION = "0.1.0"
 
-__all__ = ["ENGINE_VERSION", "AuditResult", "audit_round", "catalogue", "rule_details", "rule_spelling"]
+__all__ = [
+    "ENGINE_VERSION",
+    "AuditResult",
+    "audit_round",
+    "catalogue",
+    "describe_ruleset",
+    "in_force",
+    "rule_details",
+    "rule_spelling",
+    "rulesets",
+]
 
 
-def audit_round(round_: Round, registered_elections: Mapping[str, Any] | None = None) -> AuditResult:
-    """Audit one validated round. Raises :class:`app.domain.errors.AuditError` when no rules apply to it."""
+def audit_round(
+    round_: Round,
+    registered_elections: Mapping[str, Any] | None = None,
+    *,
+    ruleset: Ruleset | None = None,
+    what_if_elections: Mapping[str, Any] | None = None,
+) -> AuditResult:
+    """Audit one validated round, under the ruleset in force at its played_at (or ``ruleset``, a what-if), by its
+    elections (with ``what_if_elections`` over them). Raises :class:`app.domain.errors.AuditError` when no rules
+    apply to it."""
     return audit(
-        round_, ruleset_for(round_.jurisdiction, round_.played_at), ENGINE_VERSION, registered_elections
+        round_,
+        ruleset if ruleset is not None else ruleset_for(round_.jurisdiction, round_.played_at),
+        ENGINE_VERSION,
+        registered_elections,
+        what_if_elections,
     )
+
+
+def in_force(round_: Round, ruleset: Ruleset) -> bool:
+    """Whether ``ruleset`` is the one in force where and when the round was played."""
+    try:
+        return ruleset_for(round_.jurisdiction, round_.played_at) is ruleset
+    except AuditError:
+        return False
+
+
+def describe_ruleset(ruleset: Ruleset) -> dict[str, Any]:
+    """A ruleset as ``GET /v1/rulesets`` lists it."""
+    return {
+        "jurisdiction": ruleset.jurisdiction,
+        "name": ruleset.name,
+        "alias": alias(ruleset),
+        "effective": ruleset.effective.isoformat(),
+        "until": None if ruleset.until is None else ruleset.until.isoformat(),
+    }
+
+
+def rulesets() -> list[dict[str, Any]]:
+    """Every ruleset we hold, with the dates it is in force: by jurisdiction, oldest first."""
+    return [describe_ruleset(rs) for rs in EVERY_RULESET]
 
 
 def _roles(ruleset: Ruleset) -> dict[str, list[str]]:

@@ -36,6 +36,7 @@ from app.usecases.errors import (
     RoundConflict,
     RoundNotFound,
 )
+from app.usecases.what_if import WhatIf, audit_what_if
 from app.wire.schema import RoundInvalid, parse_round
 
 # --- audit -----------------------------------------------------------------------------------------------------
@@ -126,12 +127,17 @@ def elections_from_json(found: tuple[int, str] | None) -> Registered | None:
     return None if found is None else (found[0], dict(orjson.loads(found[1])))
 
 
-def audit_read(rnd: Round, registered: Registered | None) -> Audited:
+def audit_read(rnd: Round, registered: Registered | None, asked: WhatIf | None = None) -> Audited:
     """Audit a round already read, by ``registered`` (the registration in force for its table) when it has no
-    ``table.rules``. An audit by a registration names it (``elections_registration``)."""
+    ``table.rules``; ``asked``: a what-if, never to be stored (:mod:`app.usecases.what_if`). An audit by a
+    registration names it (``elections_registration``)."""
     use = registered if rnd.rules is None else None
+    elections = use[1] if use is not None else None
     try:
-        result = audit_round(rnd, use[1] if use is not None else None).to_dict()
+        if asked is None:
+            result = audit_round(rnd, elections).to_dict()
+        else:
+            result = audit_what_if(rnd, elections, asked)
     except AuditError as exc:
         raise CannotAudit(
             exc.message,
@@ -143,17 +149,20 @@ def audit_read(rnd: Round, registered: Registered | None) -> Audited:
     return Audited(rnd, result, orjson.dumps(result))
 
 
-def audit(record: bytes | str, registered: ElectionsLookup | None = None) -> Audited:
-    """Parse and audit a record; nothing is stored. A round without ``table.rules`` is audited by the elections
-    ``registered`` finds for it, else by the jurisdiction's defaults."""
+def audit(
+    record: bytes | str, registered: ElectionsLookup | None = None, asked: WhatIf | None = None
+) -> Audited:
+    """Parse and audit a record (as a what-if when ``asked``); nothing is stored. A round without ``table.rules``
+    is audited by the elections ``registered`` finds for it, else by the jurisdiction's defaults."""
     rnd = read_round(record)
-    return audit_read(rnd, registered(rnd) if registered is not None and rnd.rules is None else None)
+    return audit_read(rnd, registered(rnd) if registered is not None and rnd.rules is None else None, asked)
 
 
-def dry_run(session: Session, record: bytes | str, source: str) -> Audited:
+def dry_run(session: Session, record: bytes | str, source: str, asked: WhatIf | None = None) -> Audited:
     """The dry run: audit a record as a submission by ``source`` would (its registered elections included),
-    storing nothing. The database is touched only for a round without ``table.rules``."""
-    done = audit(record, registered_elections(session, source))
+    storing nothing; or, ``asked``, a what-if (:mod:`app.usecases.what_if`). The database is touched only for a
+    round without ``table.rules``."""
+    done = audit(record, registered_elections(session, source), asked)
     metrics.audited(done.result, "dry_run")
     return done
 

@@ -2,7 +2,8 @@
 
 The ``rules`` object is validated by the very type that validates a round's ``table.rules``
 (:class:`app.wire.schema.TableRules`, round-v1 section 3), so that a registration accepts exactly the elections a round
-may carry and reports the same problems, with JSON pointers into the registration (``/rules/decks``).
+may carry and reports the same problems, with JSON pointers into the registration (``/rules/decks``). A what-if
+audit's elections (``POST /v1/audit?elections=``) are read by the same type too (:func:`parse_elections`).
 """
 
 from __future__ import annotations
@@ -11,12 +12,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.wire.schema import MAX_MONEY, Problem, TableRules, Timestamp, problems_from
 from app.wire.strict import key_tokens, merged, repeated_keys, scan
 
-__all__ = ["ElectionsRegistration", "Registration", "RegistrationInvalid", "parse_registration"]
+__all__ = [
+    "ElectionsInvalid",
+    "ElectionsRegistration",
+    "Registration",
+    "RegistrationInvalid",
+    "parse_elections",
+    "parse_registration",
+]
 
 _EXAMPLE: dict[str, Any] = {
     "jurisdiction": "US-NJ",
@@ -106,3 +114,50 @@ def parse_registration(data: bytes | str) -> Registration:
     return Registration(
         model.jurisdiction, model.effective_from, dict(model.rules), model.reason.strip(), model.supersedes
     )
+
+
+class ElectionsInvalid(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems[0]["message"] if problems else "invalid elections")
+        self.problems = problems
+
+
+_TABLE_RULES: TypeAdapter[TableRules] = TypeAdapter(TableRules)
+
+
+def _reword_elections(p: Problem) -> Problem:
+    ptr, msg = p["pointer"], p["message"]
+    if ptr.count("/") == 1 and msg.startswith("unknown field "):
+        return {"pointer": ptr, "message": "unknown rule election " + msg.removeprefix("unknown field ")}
+    if ptr == "" and msg.startswith("a round must be"):
+        return {"pointer": ptr, "message": "the elections" + msg.removeprefix("a round")}
+    return p
+
+
+def parse_elections(data: bytes | str) -> dict[str, Any]:
+    """JSON text of table elections alone (a what-if audit's), validated exactly as a round's ``table.rules``.
+    Raises :class:`ElectionsInvalid` listing every problem with its JSON pointer into the object, strict JSON's
+    first.
+
+    >>> parse_elections('{"dealer_soft_17": "hit"}')
+    {'dealer_soft_17': 'hit'}
+    >>> parse_elections('{"decks": 9, "colour": "red"}')
+    Traceback (most recent call last):
+    ...
+    app.wire.elections.ElectionsInvalid: must be at most 8, not 9
+    >>> parse_elections('{"decks": 6, "decks": 8}')
+    Traceback (most recent call last):
+    ...
+    app.wire.elections.ElectionsInvalid: key 'decks' is duplicated...
+    """
+    try:
+        rules = _TABLE_RULES.validate_json(data)
+    except ValidationError as exc:
+        problems = [_reword_elections(p) for p in problems_from(exc)]
+        raise ElectionsInvalid(merged(scan(data, max_int=MAX_MONEY), problems)) from None
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if key_tokens(raw) != len(rules):  # perhaps a key given twice
+        faults = repeated_keys(raw, max_int=MAX_MONEY)
+        if faults:
+            raise ElectionsInvalid(faults)
+    return dict(rules)

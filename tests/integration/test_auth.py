@@ -25,7 +25,7 @@ from tests.keys import ALL, bearer, make_key
 JSON = {"Content-Type": "application/json"}
 NDJSON = {"Content-Type": "application/x-ndjson"}
 PROBLEM = "application/problem+json"
-PUBLIC_ROUTES = {("get", "/healthz"), ("get", "/readyz"), ("get", "/v1/rules")}
+PUBLIC_ROUTES = {("get", "/healthz"), ("get", "/readyz"), ("get", "/v1/rules"), ("get", "/v1/rulesets")}
 
 
 def _round(round_id: str, wager: int = 1000, table: str = "BJ1") -> bytes:

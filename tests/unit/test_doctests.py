@@ -12,6 +12,8 @@ import app.domain
 
 MODULES = [
     *sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain.")),
+    "app.jurisdictions",
+    "app.wire.elections",
     "app.usecases.auditing",
     "app.api.deps",
     "app.store.db",
