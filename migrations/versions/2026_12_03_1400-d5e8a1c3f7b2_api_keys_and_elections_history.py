@@ -46,7 +46,9 @@ def upgrade() -> None:
         batch.add_column(sa.Column("reason", sa.Text(), nullable=False, server_default=""))
         batch.add_column(sa.Column("registered_by", sa.Text(), nullable=True))
         batch.add_column(sa.Column("supersedes_id", BigId, nullable=True))
-        batch.drop_constraint("uq_table_elections_source_jurisdiction_table_id_effective_from", type_="unique")
+        batch.drop_constraint(
+            "uq_table_elections_source_jurisdiction_table_id_effective_from", type_="unique"
+        )
         batch.create_unique_constraint(op.f("uq_table_elections_supersedes_id"), ["supersedes_id"])
         batch.create_foreign_key(
             op.f("fk_table_elections_supersedes_id_table_elections"),
