@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app.api import auth, batches, integrity, keys, observability, openapi, problems, routes, shoes
+from app.api import auth, batches, integrity, keys, observability, openapi, problems, reports, routes, shoes
 from app.api.deps import known_query_parameters
 
 
@@ -20,6 +20,7 @@ def install(app: FastAPI) -> None:
         keys.router,
         integrity.router,
         shoes.router,
+        reports.router,
     )
     for router in routers:
         app.include_router(router, dependencies=strict)

@@ -147,6 +147,8 @@ async def search_rounds(
     who: Reader,
     uow: UnitOfWorkDep,
     table: Annotated[str | None, Query(description="Table id.")] = None,
+    dealer: Annotated[str | None, Query(description="Dealer on duty, as the record's dealer_id.")] = None,
+    shoe: Annotated[str | None, Query(description="Shoe, as the record's shoe_id.")] = None,
     played_from: Annotated[
         str | None, Query(alias="from", description="Played at or after. " + _WHEN)
     ] = None,
@@ -173,9 +175,11 @@ async def search_rounds(
         str | None, Query(max_length=200, description="next_cursor of the previous page.")
     ] = None,
 ) -> Response:
-    """Search stored rounds by table, date, rule, verdict: newest played first, keyset-paginated."""
+    """Search stored rounds by table, dealer, shoe, date, rule, verdict: newest played first, keyset-paginated."""
     q = Search(
         table=table,
+        dealer=dealer,
+        shoe=shoe,
         rule=_rule(rule),
         verdict=verdict,
         jurisdiction=jurisdiction,

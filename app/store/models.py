@@ -108,6 +108,8 @@ class RoundRow(Base):
         CheckConstraint(f"elections_source IN ({_in(ELECTIONS_SOURCES)})", name="elections_source"),
         Index(None, "played_at", "id"),
         Index(None, "table_id", "played_at"),
+        Index(None, "dealer_id", "played_at"),
+        Index(None, "shoe_id", "played_at"),
     )
 
 

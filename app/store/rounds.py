@@ -135,6 +135,8 @@ def find_rounds(
 @dataclass(frozen=True, slots=True)
 class Search:
     table: str | None = None
+    dealer: str | None = None
+    shoe: str | None = None
     rule: str | None = None
     verdict: str | None = None
     jurisdiction: str | None = None
@@ -170,6 +172,10 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
     conds: list[Any] = []
     if q.table is not None:
         conds.append(R.c.table_id == q.table)
+    if q.dealer is not None:
+        conds.append(R.c.dealer_id == q.dealer)
+    if q.shoe is not None:
+        conds.append(R.c.shoe_id == q.shoe)
     if q.verdict is not None:
         conds.append(R.c.verdict == q.verdict)
     if q.jurisdiction is not None:

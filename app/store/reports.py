@@ -1,0 +1,135 @@
+"""Reports over the stored rounds and findings, aggregated in the database (one statement each, on PostgreSQL and
+SQLite alike): nothing here loads rounds or findings into Python."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, Row, String, Table, and_, case, func, literal_column, select, union_all
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
+
+from app.store.models import findings_table as F
+from app.store.models import rounds_table as R
+
+GroupBy = Literal["rule", "table", "dealer", "shoe", "day"]
+GROUP_BY: tuple[GroupBy, ...] = ("rule", "table", "dealer", "shoe", "day")
+
+
+class utc_day(FunctionElement[str]):  # noqa: N801 - an SQL function, named as one
+    """The UTC calendar date (``YYYY-MM-DD``) of a :class:`~app.store.models.UTCDateTime` column. Compiled with
+    literals only, so that the same expression in SELECT and GROUP BY is the same text to PostgreSQL."""
+
+    type = String()
+    inherit_cache = True
+
+
+@compiles(utc_day, "postgresql")
+def _utc_day_pg(element: utc_day, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"to_char(timezone('UTC', {compiler.process(element.clauses, **kw)}), 'YYYY-MM-DD')"
+
+
+@compiles(utc_day)
+def _utc_day(element: utc_day, compiler: SQLCompiler, **kw: Any) -> str:
+    # SQLite keeps a UTCDateTime as UTC text, 'YYYY-MM-DD HH:MM:SS.ffffff'.
+    return f"substr({compiler.process(element.clauses, **kw)}, 1, 10)"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a summary report covers: rounds played in [played_from, played_to) (either open), of one source and
+    one jurisdiction or all, grouped by ``group_by``."""
+
+    group_by: GroupBy
+    played_from: datetime | None = None
+    played_to: datetime | None = None
+    source: str | None = None
+    jurisdiction: str | None = None
+
+
+def _owed(sign: int) -> ColumnElement[Any]:
+    """The sum of the positive (``sign`` 1) or of the negative (``sign`` -1, as a positive amount) amount_delta."""
+    owed = (
+        case((F.c.amount_delta > 0, F.c.amount_delta))
+        if sign > 0
+        else case((F.c.amount_delta < 0, -F.c.amount_delta))
+    )
+    return func.coalesce(func.sum(owed), 0)
+
+
+def _where(table: Table, q: Summary) -> ColumnElement[bool]:
+    """``q``'s range, source and jurisdiction, on ``rounds`` or on ``findings`` (which carries copies of its
+    round's)."""
+    c = table.c
+    conds: list[ColumnElement[bool]] = []
+    if q.source is not None:
+        conds.append(c.source == q.source)
+    if q.jurisdiction is not None:
+        conds.append(c.jurisdiction == q.jurisdiction)
+    if q.played_from is not None:
+        conds.append(c.played_at >= q.played_from)
+    if q.played_to is not None:
+        conds.append(c.played_at < q.played_to)
+    return and_(True, *conds)
+
+
+def _keys(group_by: GroupBy) -> tuple[ColumnElement[Any] | None, ColumnElement[Any]]:
+    """The group's value for a round (None: by rule, a round is in no one group) and for a finding."""
+    return {
+        "rule": (None, F.c.rule),
+        "table": (R.c.table_id, F.c.table_id),
+        "dealer": (R.c.dealer_id, R.c.dealer_id),
+        "shoe": (R.c.shoe_id, R.c.shoe_id),
+        "day": (utc_day(R.c.played_at), utc_day(F.c.played_at)),
+    }[group_by]
+
+
+def summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
+    """The rows a summary is added up from, in no particular order, each with ``total`` (0: of the group ``key``;
+    1: of the whole report), ``rounds``, ``rounds_with_findings``, ``findings``, ``owed_to_players`` and
+    ``owed_by_players``: the rounds counted from ``rounds`` (the other columns 0), the rest from ``findings`` (which
+    carries its round's source, jurisdiction, table and time: only the dealer and shoe are joined from ``rounds``;
+    ``rounds`` 0). A group's, or the total's, figures are the sum of its rows. By ``rule`` the rounds are counted in
+    the total only. One statement: every figure is of one snapshot."""
+    round_key, finding_key = _keys(q.group_by)
+    zero: ColumnElement[Any] = literal_column("0")
+    null: ColumnElement[Any] = literal_column("NULL")
+    of_rounds, of_findings = _where(R, q), _where(F, q)
+    findings = F.join(R, R.c.id == F.c.round_pk) if q.group_by in ("dealer", "shoe") else F
+    found = [
+        func.count(F.c.round_pk.distinct()),
+        func.count(),
+        _owed(1),
+        _owed(-1),
+    ]
+    parts = [
+        select(
+            literal_column("1").label("total"),
+            null.label("key"),
+            func.count().label("rounds"),
+            zero.label("rounds_with_findings"),
+            zero.label("findings"),
+            zero.label("owed_to_players"),
+            zero.label("owed_by_players"),
+        )
+        .select_from(R)
+        .where(of_rounds),
+        select(literal_column("1"), null, zero, *found).select_from(F).where(of_findings),
+        select(literal_column("0"), finding_key, zero, *found)
+        .select_from(findings)
+        .where(of_findings)
+        .group_by(finding_key),
+    ]
+    if round_key is not None:
+        parts.append(
+            select(literal_column("0"), round_key, func.count(), zero, zero, zero, zero)
+            .select_from(R)
+            .where(of_rounds)
+            .group_by(round_key)
+        )
+    return session.execute(union_all(*parts)).all()

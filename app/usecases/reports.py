@@ -1,0 +1,113 @@
+"""Use cases of reports: the summary of stored rounds, their findings and the money at stake, grouped by rule,
+table, dealer, shoe or day, as JSON or CSV. Aggregated by the database (:mod:`app.store.reports`); the caller owns
+the session."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from datetime import UTC, datetime, time
+from typing import Any
+
+import orjson
+from sqlalchemy.orm import Session
+
+from app.store import reports as repo
+from app.store.reports import Summary
+from app.usecases.rounds import iso_utc
+
+COLUMNS = ("rounds", "rounds_with_findings", "findings", "owed_to_players", "owed_by_players")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    query: Summary
+    groups: list[dict[str, Any]]
+    """``key`` and :data:`COLUMNS`, ordered by key (code point order; the null key last)."""
+    totals: dict[str, int]
+
+
+def summary(session: Session, q: Summary) -> Report:
+    """The summary report of ``q``: its groups and totals, added up by the database in one statement."""
+    groups: dict[str | None, dict[str, int]] = {}
+    totals = dict.fromkeys(COLUMNS, 0)
+    for row in repo.summary(session, q):
+        into = totals if int(row.total) else groups.setdefault(row.key, dict.fromkeys(COLUMNS, 0))
+        for c in COLUMNS:
+            into[c] += int(row._mapping[c])  # PostgreSQL's sum() of bigint is numeric
+    if q.group_by == "rule":  # a rule's rounds are those of its findings
+        for counts in groups.values():
+            counts["rounds"] = counts["rounds_with_findings"]
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+    return Report(q, [{"key": key, **counts} for key, counts in ordered], totals)
+
+
+def _when(ts: datetime | None) -> str | None:
+    return None if ts is None else iso_utc(ts)
+
+
+def as_json(report: Report) -> bytes:
+    q = report.query
+    return orjson.dumps(
+        {
+            "group_by": q.group_by,
+            "from": _when(q.played_from),
+            "to": _when(q.played_to),
+            "source": q.source,
+            "jurisdiction": q.jurisdiction,
+            "groups": report.groups,
+            "totals": report.totals,
+        }
+    )
+
+
+def cell(value: str | None) -> str:
+    """A text cell as a spreadsheet will not run it: a value that would start a formula is prefixed with ``'``
+    (OWASP's advice against CSV injection; a table or dealer id is whatever the table system sent).
+
+    >>> cell("BJ12"), cell("=HYPERLINK(\\"http://x\\")"), cell("-3"), cell(None)
+    ('BJ12', '\\'=HYPERLINK("http://x")', "'-3", '')
+    """
+    if value is None:
+        return ""
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def as_csv(report: Report) -> bytes:
+    """The report as CSV (RFC 4180, CRLF, UTF-8): a header row, one row per group, then the totals row; ``row`` is
+    ``group`` or ``total``; money in minor units, as integers."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["row", report.query.group_by, *COLUMNS])
+    for g in report.groups:
+        writer.writerow(["group", cell(g["key"]), *(g[c] for c in COLUMNS)])
+    writer.writerow(["total", "", *(report.totals[c] for c in COLUMNS)])
+    return out.getvalue().encode()
+
+
+def _stamp(ts: datetime) -> str:
+    """A time in a file name: its UTC date at midnight UTC, else the UTC time to the second.
+
+    >>> _stamp(datetime(2026, 12, 1, tzinfo=UTC)), _stamp(datetime(2026, 12, 1, 21, 30, tzinfo=UTC))
+    ('2026-12-01', '20261201T213000Z')
+    """
+    ts = ts.astimezone(UTC)
+    return ts.date().isoformat() if ts.timetz() == time(tzinfo=UTC) else ts.strftime("%Y%m%dT%H%M%SZ")
+
+
+def csv_filename(q: Summary) -> str:
+    """The CSV's file name: what it reports on, in characters any file system takes.
+
+    >>> csv_filename(Summary("table", datetime(2026, 11, 1, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)))
+    'bjaudit-summary-by-table-from-2026-11-01-to-2026-12-01.csv'
+    >>> csv_filename(Summary("day"))
+    'bjaudit-summary-by-day.csv'
+    """
+    name = f"bjaudit-summary-by-{q.group_by}"
+    if q.played_from is not None:
+        name += f"-from-{_stamp(q.played_from)}"
+    if q.played_to is not None:
+        name += f"-to-{_stamp(q.played_to)}"
+    return name + ".csv"
