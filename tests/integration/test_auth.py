@@ -80,6 +80,7 @@ def _concrete(path: str) -> str:
         .replace("{table_id}", "BJ1")
         .replace("{batch_id}", "nosuchbatch")
         .replace("{key_id}", "0123456789abcdef")
+        .replace("{shoe_id}", "SHOE-1")
     )
 
 
@@ -107,6 +108,10 @@ def test_a_route_without_a_declared_scope_stops_the_app_from_being_built() -> No
 
     with pytest.raises(RuntimeError, match="/v1/forgotten declares no access"):
         auth.declare(app)
+
+
+def test_every_path_parameter_is_filled_in(app: FastAPI) -> None:
+    assert not [p for _, p, _ in _operations(app) if "{" in _concrete(p)]
 
 
 def test_the_scope_matrix_holds_on_every_route(app: FastAPI, anon: TestClient, database_url: str) -> None:
