@@ -13,6 +13,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from tests.integration.test_table_elections import soft_17_round as elections_round
+
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
 NZ_1994 = "NZ Gazette 1994 No 112 Blackjack Rules"
@@ -30,28 +32,8 @@ def nz_round(examples: dict[str, bytes], played_at: str) -> bytes:
 
 def soft_17_round(rules: dict[str, Any] | None) -> bytes:
     """An NJ round where the dealer, on a soft 17 (6 + A), draws: a 13:69F-2.12(b)1 finding where the table
-    stands on soft 17, compliant where it hits."""
-    table: dict[str, Any] = {"id": "BJ12"}
-    if rules is not None:
-        table["rules"] = rules
-    doc = {
-        "round_id": "WI-S17",
-        "jurisdiction": "US-NJ",
-        "played_at": "2026-11-20T21:00:00-05:00",
-        "table": table,
-        "seats": [{"seat": 1, "wager": 1000}],
-        "events": [
-            {"type": "deal", "to": "1", "card": "TH"},
-            {"type": "deal", "to": "dealer", "card": "6C"},
-            {"type": "deal", "to": "1", "card": "8D"},
-            {"type": "deal", "to": "dealer", "card": "AS", "face": "down"},
-            {"type": "stand", "hand": "1"},
-            {"type": "reveal", "to": "dealer", "card": "AS"},
-            {"type": "deal", "to": "dealer", "card": "2C"},
-            {"type": "settle", "bet": "main", "hand": "1", "result": "lose", "amount": 1000},
-        ],
-    }
-    return json.dumps(doc).encode()
+    stands on soft 17, compliant where it hits (the builder of the elections tests)."""
+    return elections_round("WI-S17", "2026-11-20T21:00:00-05:00", rules=rules, table="BJ12")
 
 
 def what_if(client: TestClient, body: bytes, **params: str) -> Any:
