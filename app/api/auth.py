@@ -21,7 +21,7 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from limits import RateLimitItem, parse_many
-from limits.aio.strategies import MovingWindowRateLimiter
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.storage import storage_from_string
 
 from app.api.deps import UnitOfWork
@@ -57,7 +57,7 @@ class Authenticator:
             parse_many(settings.auth_failure_limit) if settings.auth_failure_limit else []
         )
         self.limiter = (
-            MovingWindowRateLimiter(storage_from_string(_async_storage(settings.rate_limit_storage)))
+            SlidingWindowCounterRateLimiter(storage_from_string(_async_storage(settings.rate_limit_storage)))
             if self.limits or self.failures
             else None
         )
