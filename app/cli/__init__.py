@@ -232,10 +232,16 @@ def _keys_db() -> Any:
 
 
 def cmd_keys(args: argparse.Namespace, out: IO[str]) -> int:
+    from sqlalchemy.exc import DBAPIError
+
+    from app.cli.integrity import cannot_use_database
     from app.usecases import keys
     from app.usecases.errors import ServiceError
 
-    db = _keys_db()
+    try:
+        db = _keys_db()
+    except DBAPIError as exc:
+        return cannot_use_database("keys", exc)
     try:
         with db.session() as session:
             if args.keys_command == "create":
@@ -268,6 +274,8 @@ def cmd_keys(args: argparse.Namespace, out: IO[str]) -> int:
         details = "; ".join(f"{e.get('pointer', '')} {e.get('detail', '')}".strip() for e in exc.errors or [])
         print(f"bjaudit keys: {exc.detail}" + (f" ({details})" if details else ""), file=sys.stderr)
         return 2
+    except DBAPIError as exc:
+        return cannot_use_database("keys", exc)
     finally:
         db.dispose()
     return 0

@@ -20,7 +20,8 @@ def _database() -> Any:
     return Database.from_settings(get_settings())
 
 
-def _cannot(command: str, exc: BaseException) -> int:
+def cannot_use_database(command: str, exc: BaseException) -> int:
+    """Say in one line why the configured database cannot be used (no traceback); the exit status."""
     from app.config import get_settings
     from app.store.db import explain_connect_error
 
@@ -86,7 +87,7 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
                     out.write(f"head {args.head}: the chain still holds it\n")
             reports = integrity.verify(session, source)
     except DBAPIError as exc:
-        return _cannot("verify", exc)
+        return cannot_use_database("verify", exc)
     finally:
         db.dispose()
     for report in reports:
@@ -120,7 +121,7 @@ def cmd_integrity(args: argparse.Namespace, out: IO[str]) -> int:
             with db.reading() as session:
                 doc = integrity.export_head(session, args.source, key)
         except DBAPIError as exc:
-            return _cannot("integrity head", exc)
+            return cannot_use_database("integrity head", exc)
         except ServiceError as exc:
             print(f"bjaudit integrity head: {exc.detail}", file=sys.stderr)
             return EXIT_CANNOT

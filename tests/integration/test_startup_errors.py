@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _run(command: str, database_url: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": database_url, "BJAUDIT_PORT": str(free_port())}
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", command],
+        [sys.executable, "-m", "app.cli", *command.split()],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -49,12 +49,13 @@ def test_a_database_that_does_not_exist(command: str) -> None:
     )
 
 
-def test_a_port_nothing_listens_on() -> None:
+@pytest.mark.parametrize("command", ["serve", "keys list", "verify"])
+def test_a_port_nothing_listens_on(command: str) -> None:
     port = free_port()
-    done = _run("serve", f"postgresql://postgres@127.0.0.1:{port}/bjaudit")
+    done = _run(command, f"postgresql://postgres@127.0.0.1:{port}/bjaudit")
     assert done.returncode == 2
     assert _last_line(done.stderr) == (
-        f"bjaudit serve: cannot connect to PostgreSQL at 127.0.0.1:{port} (connection refused): is the server "
+        f"bjaudit {command.split()[0]}: cannot connect to PostgreSQL at 127.0.0.1:{port} (connection refused): is the server "
         "running there, and are the host and port of DATABASE_URL right?"
     )
 
