@@ -20,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from app import api, logs, metrics
-from app.api.auth import Authenticator
+from app.api.auth import Authenticator, is_loopback
 from app.api.deps import SingleRounds, UnitOfWork
 from app.config import Settings, get_settings, libpq_url
 from app.store import migrate
@@ -108,7 +108,7 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
 
     settings = get_settings()
     bind = host or settings.host
-    if settings.dev_anonymous and not _is_loopback_name(bind):
+    if settings.dev_anonymous and not is_loopback(bind):
         raise StartupError(
             f"BJAUDIT_DEV_ANONYMOUS is for development on a loopback address only; this would serve {bind!r}: "
             "unset it, or listen on 127.0.0.1"
@@ -132,17 +132,6 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         server_header=False,
         http=ProblemHttpToolsProtocol,
     )
-
-
-def _is_loopback_name(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def first_key(settings: Settings) -> str | None:

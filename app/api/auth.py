@@ -35,10 +35,16 @@ CHALLENGE = {"WWW-Authenticate": 'Bearer realm="bjaudit"'}
 ANONYMOUS_LABEL = "anonymous (development, loopback)"
 
 
-def _loopback(host: str | None) -> bool:
-    """>>> _loopback("127.0.0.1"), _loopback("::1"), _loopback("10.0.0.1"), _loopback("testclient")
-    (True, True, False, False)
+def is_loopback(host: str | None) -> bool:
+    """A loopback address (a client's, or one to listen on).
+
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("localhost")
+    (True, True, True)
+    >>> is_loopback("10.0.0.1"), is_loopback("0.0.0.0"), is_loopback("testclient"), is_loopback(None)
+    (False, False, False, False)
     """
+    if host == "localhost":
+        return True
     try:
         return host is not None and ipaddress.ip_address(host).is_loopback
     except ValueError:
@@ -65,7 +71,7 @@ class Authenticator:
     async def principal(self, request: Request) -> Principal:
         header = request.headers.get("authorization")
         if header is None:
-            if self.settings.dev_anonymous and _loopback(request.client.host if request.client else None):
+            if self.settings.dev_anonymous and is_loopback(request.client.host if request.client else None):
                 return Principal(None, ANONYMOUS_LABEL, self.settings.default_source, frozenset(SCOPES))
             raise Unauthenticated(
                 "Send an API key: 'Authorization: Bearer bja_...'. `bjaudit keys create` makes one.",
@@ -109,7 +115,9 @@ class Authenticator:
 
 
 def _async_storage(uri: str) -> str:
-    """>>> _async_storage("memory://"), _async_storage("redis://h:6379"), _async_storage("async+redis://h")
+    """limits' asynchronous storage of a storage URI.
+
+    >>> _async_storage("memory://"), _async_storage("redis://h:6379"), _async_storage("async+redis://h")
     ('async+memory://', 'async+redis://h:6379', 'async+redis://h')
     """
     return uri if uri.startswith("async+") else "async+" + uri

@@ -22,7 +22,6 @@ from app.store.db import Database, DatabaseTimeout
 from app.store.pg import PgRounds
 from app.usecases import rounds as round_cases
 
-SOURCE_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 T = TypeVar("T")
 
 

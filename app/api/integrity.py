@@ -12,10 +12,10 @@ from sqlalchemy.orm import Session
 
 from app.api import schemas
 from app.api.auth import Reader
-from app.api.deps import SOURCE_PATTERN, UnitOfWorkDep, get_settings
+from app.api.deps import UnitOfWorkDep, get_settings
 from app.usecases import integrity
 from app.usecases.errors import InvalidQuery
-from app.usecases.keys import Principal
+from app.usecases.keys import SOURCE_PATTERN, Principal
 
 JSON = "application/json"
 

@@ -14,6 +14,7 @@ from app.api import schemas
 from app.api.auth import Admin
 from app.api.deps import UnitOfWorkDep
 from app.usecases import keys as key_cases
+from app.usecases.keys import SOURCE_PATTERN
 
 router = APIRouter(prefix="/v1", tags=["keys"])
 JSON = "application/json"
@@ -26,7 +27,7 @@ class KeyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     source: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9._:-]{1,128}$",
+        pattern=SOURCE_PATTERN,
         description="The source the key acts for. Absent: the creating key's own source; a key for every source "
         "is created by a key of every source (or the command line) with `all_sources`.",
     )
@@ -65,9 +66,8 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, object]]:
 @router.post("/keys", status_code=201, response_model=CreatedKey, responses=_problems(404, 422, 500, 503))
 async def create_key(who: Admin, body: KeyRequest, uow: UnitOfWorkDep) -> Response:
     """Create an API key; the answer carries the key once."""
-    source = None if body.all_sources else (body.source or who.source)
-    if source is None and not body.all_sources:
-        source = who.writes(None)  # a key of every source must name one (403 otherwise)
+    # Absent: the creating key's own source (a key of every source must name one: 403 otherwise).
+    source = None if body.all_sources else (body.source or who.writes(None))
     created = await uow.run(key_cases.create_key, source, body.scopes, body.label, who)
     return Response(orjson.dumps({**created.info, "key": created.key}), status_code=201, media_type=JSON)
 

@@ -11,10 +11,11 @@ from pydantic import BaseModel, Field
 
 from app.api import schemas
 from app.api.auth import Reader
-from app.api.deps import SOURCE_PATTERN, UnitOfWorkDep
+from app.api.deps import UnitOfWorkDep
 from app.api.routes import _instant
 from app.store.reports import GroupBy, Summary
 from app.usecases import reports as report_cases
+from app.usecases.keys import SOURCE_PATTERN
 
 JSON = "application/json"
 CSV = "text/csv"

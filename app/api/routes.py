@@ -19,7 +19,6 @@ from starlette.convertors import PathConvertor, register_url_convertor
 from app.api import schemas
 from app.api.auth import PUBLIC, Admin, Reader, Submitter
 from app.api.deps import (
-    SOURCE_PATTERN,
     JsonBody,
     SingleRoundsDep,
     UnitOfWorkDep,
@@ -34,6 +33,7 @@ from app.usecases import elections as election_cases
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import rule_spelling, rulesets
 from app.usecases.errors import InvalidQuery
+from app.usecases.keys import SOURCE_PATTERN
 from app.usecases.what_if import what_if
 
 JSON = "application/json"

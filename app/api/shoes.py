@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 
 from app.api import schemas
 from app.api.auth import Reader
-from app.api.deps import SOURCE_PATTERN, UnitOfWorkDep
+from app.api.deps import UnitOfWorkDep
 from app.api.routes import JSON, _problems
 from app.usecases import shoes as shoe_cases
+from app.usecases.keys import SOURCE_PATTERN
 
 router = APIRouter(prefix="/v1", tags=["shoes"])
 

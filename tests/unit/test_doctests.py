@@ -15,8 +15,13 @@ MODULES = [
     "app.jurisdictions",
     "app.wire.elections",
     "app.usecases.auditing",
+    "app.usecases.keys",
+    "app.usecases.integrity",
     "app.api.deps",
+    "app.api.auth",
     "app.store.db",
+    "app.store.chain",
+    "app.config",
 ]
 
 
