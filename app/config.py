@@ -9,11 +9,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MIB = 1024 * 1024
 DEFAULT_DATABASE_URL = "sqlite:///./var/bjaudit.sqlite3"
+LIMIT_STORAGES = ("memory", "redis", "rediss", "redis+unix", "redis+cluster", "redis+sentinel")
 
 
 class Settings(BaseSettings):
@@ -161,6 +162,27 @@ class Settings(BaseSettings):
         description="The service's Ed25519 key (PEM, PKCS#8) that signs exported chain heads "
         "(GET /v1/integrity/head, `bjaudit integrity head`); made, readable only by its owner, on first use.",
     )
+
+    @field_validator("rate_limit", "auth_failure_limit")
+    @classmethod
+    def _limits(cls, value: str) -> str:
+        """A rate limit in limits' notation ('100/second;5000/minute'), or empty: checked at start, not at the first
+        request."""
+        if value:
+            from limits import parse_many
+
+            parse_many(value)  # ValueError: "couldn't parse rate limit string ..."
+        return value
+
+    @field_validator("rate_limit_storage")
+    @classmethod
+    def _limit_storage(cls, value: str) -> str:
+        scheme = value.partition("://")[0].removeprefix("async+")
+        if scheme not in LIMIT_STORAGES:
+            raise ValueError(
+                f"must be memory:// or redis://host:port (one of {', '.join(LIMIT_STORAGES)}://)"
+            )
+        return value
 
     def uses_queue(self) -> bool:
         """Whether batch chunks go to the procrastinate queue (else they are audited in the API process)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,21 @@ def test_upload_defaults_to_the_local_service(monkeypatch: pytest.MonkeyPatch) -
     assert build_parser().parse_args(["upload", "day.ndjson"]).url == "http://127.0.0.1:8000"
     monkeypatch.setenv("BJAUDIT_URL", "http://audit.example:8000")
     assert build_parser().parse_args(["upload", "day.ndjson"]).url == "http://audit.example:8000"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("rate_limit", "abc", "couldn't parse rate limit string 'abc'"),
+        ("auth_failure_limit", "often", "couldn't parse rate limit string"),
+        ("rate_limit_storage", "foo://x", "must be memory:// or redis://host:port"),
+    ],
+)
+def test_a_bad_rate_limit_setting_is_refused_when_read(name: str, value: str, says: str) -> None:
+    from pydantic import ValidationError
+
+    from app.config import Settings
+
+    with pytest.raises(ValidationError, match=re.escape(says)):
+        Settings(**{name: value})
+    assert Settings(**{name: ""} if name != "rate_limit_storage" else {name: "redis://127.0.0.1:6379"})
