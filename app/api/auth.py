@@ -137,9 +137,14 @@ def _require(*scopes: str) -> Callable[..., Any]:
             )
         claimed = request.headers.get("x-bjaudit-source")
         if claimed is not None and claimed != who.source:
+            acts = (
+                f"its key's source ({who.source!r})"
+                if who.source is not None
+                else "the source its key of every source names with ?source="
+            )
             raise Forbidden(
-                f"X-Bjaudit-Source is no longer read: a request acts for its key's source ({who.source!r}), "
-                f"not {claimed!r}. Drop the header, or use a key of that source.",
+                f"X-Bjaudit-Source is no longer read: a request acts for {acts}, not the header's {claimed!r}. "
+                "Drop the header, or use a key of that source.",
             )
         await auth.limit(request, who)
         return who

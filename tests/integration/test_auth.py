@@ -213,6 +213,9 @@ def test_a_source_can_neither_read_nor_write_another_sources_rounds(
     assert anon.get("/v1/rounds/SQ-3?source=casino-b", headers=regulator).json()["source"] == "casino-b"
     # and it cannot submit
     _problem(anon.post("/v1/rounds", content=_round("SQ-4"), headers={**JSON, **regulator}), 403)
+    # nor name a source with the old header
+    old = anon.get("/v1/rounds", headers={**regulator, "X-Bjaudit-Source": "casino-a"})
+    assert "names with ?source=" in _problem(old, 403)["detail"]
 
 
 def test_a_source_cannot_read_or_follow_another_sources_batch(anon: TestClient, database_url: str) -> None:
