@@ -4,7 +4,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch profile worker openapi migrate clean install mutation fuzz-api
+.PHONY: run test lint typecheck bench bench-http bench-batch profile worker openapi migrate clean install mutation fuzz-api \
+	chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,14 +13,27 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+## Debian's chromium for the browser tests (tests/browser), driven by Playwright from the dev extras: installed with
+## apt (sudo when not root) unless it is there; a failure stops `make install` and `make test`. No browser download.
+CHROMIUM := /usr/bin/chromium
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT      := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
+$(CHROMIUM):
+	@echo "make: $@ is missing; the browser tests need it: $(APT) install -y --no-install-recommends chromium"
+	$(APT) install -y --no-install-recommends chromium || { $(APT) update && $(APT) install -y --no-install-recommends chromium; }
+	@test -x $@ || { echo "make: $@ is still missing after installing Debian's chromium" >&2; exit 1; }
+	@$@ --version
+
+chromium: $(CHROMIUM)
+
+install: $(STAMP) $(CHROMIUM)
 
 ## Set up and run the service on the embedded default (SQLite under ./var), http://127.0.0.1:8000
 run: $(STAMP)
 	$(VENV)/bin/bjaudit serve
 
 ## Set up and run the whole test suite (PostgreSQL tests need a server; see README)
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(PY) -m pytest
 
 lint: $(STAMP)
