@@ -163,6 +163,24 @@ class Settings(BaseSettings):
         "(GET /v1/integrity/head, `bjaudit integrity head`); made, readable only by its owner, on first use.",
     )
 
+    session_key_file: str = Field(
+        default="./var/session-key",
+        description="The secret (HMAC-SHA256) that signs the workbench's session cookies and CSRF tokens (/ui); made, "
+        "readable only by its owner, on first use. Every process of one service must read the same file.",
+    )
+    session_secret: str | None = Field(
+        default=None,
+        min_length=32,
+        description="The workbench's session secret itself (at least 32 characters), instead of "
+        "BJAUDIT_SESSION_KEY_FILE.",
+    )
+    session_hours: float = Field(
+        default=8.0,
+        gt=0,
+        le=24 * 30,
+        description="How long a workbench login (/ui) lasts, in hours; revoking its key ends it at once.",
+    )
+
     @field_validator("rate_limit", "auth_failure_limit")
     @classmethod
     def _limits(cls, value: str) -> str:

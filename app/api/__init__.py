@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app.api import auth, batches, integrity, keys, observability, openapi, problems, reports, routes, shoes
+from app.api import (
+    auth,
+    batches,
+    integrity,
+    keys,
+    observability,
+    openapi,
+    problems,
+    reports,
+    routes,
+    shoes,
+    workbench,
+)
 from app.api.deps import known_query_parameters
 
 
@@ -24,6 +36,7 @@ def install(app: FastAPI) -> None:
     )
     for router in routers:
         app.include_router(router, dependencies=strict)
+    app.include_router(workbench.router)  # pages: their parameters are checked, and answered, by the pages
     openapi.install(app)
     observability.install(app)
-    auth.declare(app, routers)
+    auth.declare(app, (*routers, workbench.router))

@@ -77,12 +77,11 @@ class Authenticator:
                 "Send an API key: 'Authorization: Bearer bja_...'. `bjaudit keys create` makes one.",
                 headers=CHALLENGE,
             )
-        address = f"failed:{request.client.host if request.client else '-'}"
         scheme, _, token = header.strip().partition(" ")
         token = token.strip()
         key_id = key_id_of(token) if scheme.lower() == "bearer" else None
         if key_id is None:
-            await self._refuse_if_over(self.failures, address, "wrong keys from this address")
+            await self.count_failure(request)
             raise Unauthenticated(
                 "The Authorization header is not 'Bearer <bjaudit API key>'.", headers=CHALLENGE
             )
@@ -91,9 +90,14 @@ class Authenticator:
         )
         who = principal_of(row, token)
         if who is None:
-            await self._refuse_if_over(self.failures, address, "wrong keys from this address")
+            await self.count_failure(request)
             raise Unauthenticated("The API key is unknown or revoked.", headers=CHALLENGE)
         return who
+
+    async def count_failure(self, request: Request) -> None:
+        """Count a wrong key from the request's address (the API's, the workbench's login): 429 over the limit."""
+        address = f"failed:{request.client.host if request.client else '-'}"
+        await self._refuse_if_over(self.failures, address, "wrong keys from this address")
 
     async def limit(self, request: Request, who: Principal) -> None:
         key = who.key_id or f"anonymous:{request.client.host if request.client else '-'}"

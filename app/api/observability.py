@@ -45,6 +45,12 @@ DOCS_CSP = (
 )
 """Swagger UI (app.api.openapi): its files from /docs/assets, its inline start-up script by hash, the document
 and "Try it out" requests to this origin, the images its stylesheet inlines (data:), inline styles."""
+UI_PATH = "/ui"
+UI_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors 'none'"
+)
+"""The workbench (app.api.workbench): its stylesheet, forms to itself; no script at all."""
 
 _COMMON = (
     (b"x-content-type-options", b"nosniff"),
@@ -54,6 +60,7 @@ _COMMON = (
 )
 _API = (*_COMMON, (b"content-security-policy", API_CSP.encode()))
 _V1 = (*_API, (b"cache-control", b"no-store"))
+_UI = (*_COMMON, (b"content-security-policy", UI_CSP.encode()), (b"cache-control", b"no-store"))
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
 
@@ -148,7 +155,15 @@ class Observe:
         path: str = scope["path"]
         extra = (
             (b"x-request-id", rid.encode()),
-            *(_COMMON if path == DOCS_PATH else _V1 if path.startswith("/v1/") else _API),
+            *(
+                _COMMON
+                if path == DOCS_PATH
+                else _V1
+                if path.startswith("/v1/")
+                else _UI
+                if path == UI_PATH or path.startswith(UI_PATH + "/")
+                else _API
+            ),
         )
         status = 500  # what the server answers when the application raises before answering
 
