@@ -814,5 +814,7 @@ async def batch_page(request: Request, batch_id: str, viewing: Viewer) -> Respon
 
 @router.get("/{rest:path}")
 async def not_found(request: Request, rest: str, viewing: Viewer) -> Response:
-    """No such page."""
+    """No such page (``/ui/``: the search)."""
+    if not rest:
+        return RedirectResponse("/ui", status_code=303)
     return error_page(request, 404, "No such page", f"There is no workbench page {request.url.path!r}.")

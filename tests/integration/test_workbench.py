@@ -509,6 +509,7 @@ def test_unknown_rounds_and_pages_are_html_pages_and_everything_is_escaped(logge
     )
     logged_in.page("/ui/batches/no-such-batch", 404)
     logged_in.page("/ui/no/such/page", 404)
+    assert logged_in.client.get("/ui/").headers["location"] == "/ui"
     logged_in.page("/ui/rounds/X", 422, verdit="x")
 
 
