@@ -12,6 +12,7 @@ from app.api import (
     observability,
     openapi,
     problems,
+    reaudits,
     reports,
     routes,
     shoes,
@@ -33,6 +34,7 @@ def install(app: FastAPI) -> None:
         integrity.router,
         shoes.router,
         reports.router,
+        reaudits.router,
     )
     for router in routers:
         app.include_router(router, dependencies=strict)

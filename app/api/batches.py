@@ -41,6 +41,8 @@ FEED_BYTES = 1024 * 1024  # hand the body to the writer's thread a MiB at a time
 class Runner(Protocol):
     def submit(self, items: Iterable[tuple[str, int]]) -> None: ...
 
+    def submit_reaudit(self, items: Iterable[tuple[str, int]]) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -56,12 +58,18 @@ class QueueRunner:
         self._open = False
         self._lock = threading.Lock()
 
-    def submit(self, items: Iterable[tuple[str, int]]) -> None:
+    def _opened(self) -> Any:
         with self._lock:
             if not self._open:
                 self.app.open()
                 self._open = True
-        self._queue.defer_chunks(self.app, list(items))
+        return self.app
+
+    def submit(self, items: Iterable[tuple[str, int]]) -> None:
+        self._queue.defer_chunks(self._opened(), list(items))
+
+    def submit_reaudit(self, items: Iterable[tuple[str, int]]) -> None:
+        self._queue.defer_reaudit_chunks(self._opened(), list(items))
 
     def close(self) -> None:
         with self._lock:

@@ -140,7 +140,7 @@ async def json_body(request: Request) -> bytes:
     content_type = request.headers.get("content-type")
     if not _is_json(content_type):
         raise UnsupportedMediaType(
-            f"Send the round as 'Content-Type: application/json' (UTF-8); got {content_type or 'no content type'!r}."
+            f"Send the body as 'Content-Type: application/json' (UTF-8); got {content_type or 'no content type'!r}."
         )
     too_large = PayloadTooLarge(
         f"The body is over the limit of {limit} bytes.",

@@ -232,6 +232,24 @@ async def get_round(
 
 
 @rounds.get(
+    "/rounds/{round_id}/audits/{audit_no}",
+    response_model=schemas.AuditResult,
+    responses=_problems(404, 409, 422, 500, 503),
+)
+async def get_round_audit(
+    who: Reader,
+    round_id: RoundId,
+    audit_no: Annotated[int, Path(ge=1, le=1_000_000, description="1: the audit made when it was received.")],
+    uow: UnitOfWorkDep,
+    source: SourceQuery = None,
+    jurisdiction: JurisdictionQuery = None,
+) -> Response:
+    """One audit of a stored round, as stored: the round's history (`audits` in the lookup) numbers them."""
+    body = await uow.read(round_cases.audit_number, round_id, who.reads(source), jurisdiction, audit_no)
+    return Response(body, media_type=JSON)
+
+
+@rounds.get(
     "/rounds/{round_id}/record",
     response_class=Response,
     responses={

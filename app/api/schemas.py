@@ -134,6 +134,31 @@ class ChainPosition(BaseModel):
     hash: str = Field(description="SHA-256 (hex) of the previous entry's hash and this entry's digest.")
 
 
+class FindingChange(BaseModel):
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+class AuditChanges(BaseModel):
+    """What changed from the audit before: a finding is the same finding when its rule, event and hand are."""
+
+    added: list[dict[str, Any]]
+    removed: list[dict[str, Any]]
+    changed: list[FindingChange]
+
+
+class AuditHistoryEntry(BaseModel):
+    audit_no: int = Field(description="1: the audit made when the round was received; 2, 3 ...: re-audits.")
+    created_at: str = Field(description="RFC 3339, UTC (audit 1: when the round was received).")
+    reaudit_id: str | None = Field(description="The re-audit that made it (null for audit 1).")
+    verdict: Literal["compliant", "violations", "unreplayable"]
+    ruleset: str
+    engine_version: str
+    finding_count: int
+    chain_seq: int | None = Field(description="Its entry in the source's hash chain.")
+    changes: AuditChanges | None = Field(description="From the audit before (null for audit 1).")
+
+
 class StoredRound(BaseModel):
     """A stored round as the auditor sees it."""
 
@@ -147,9 +172,16 @@ class StoredRound(BaseModel):
     record: dict[str, Any] = Field(
         description="The record as received. Byte for byte at GET /v1/rounds/{round_id}/record."
     )
-    audit: AuditResult = Field(description="The audit made when the round was received.")
+    audit: AuditResult = Field(
+        description="The round's latest audit: the one made when it was received, unless a re-audit found "
+        "something different since (`audits` has every one; GET /v1/rounds/{round_id}/audits/{audit_no} each)."
+    )
+    audit_no: int = Field(description="The number of `audit` in `audits`.")
+    audits: list[AuditHistoryEntry] = Field(
+        description="Every audit of the round, oldest first; never overwritten."
+    )
     rules: dict[str, RuleInfo] = Field(
-        description="For each rule cited by a finding: title, citation, paraphrase."
+        description="For each rule cited by a finding of any of its audits: title, citation, paraphrase."
     )
     chain: ChainPosition | None = Field(
         description="The round's entry in its source's hash chain (null only for a round stored outside the service)."

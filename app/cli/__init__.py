@@ -476,6 +476,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     integrity_cli.add_parsers(sub)  # verify, integrity, grant-app-role
 
+    from app.cli import reaudit as reaudit_cli
+
+    reaudit_cli.add_parser(sub)
+
     g = sub.add_parser(
         "generate",
         help="write realistic rounds as NDJSON (demos, benchmarks)",

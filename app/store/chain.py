@@ -25,6 +25,7 @@ import orjson
 from sqlalchemy import LargeBinary, Row, bindparam, exists, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
+from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import chain_heads_table as CH
 from app.store.models import findings_table as F
@@ -110,14 +111,39 @@ def registration_content(v: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def audit_content(v: Mapping[str, Any]) -> dict[str, Any]:
+    """What a re-audit's entry records: the ``audits`` row's columns, the audit by its SHA-256, and the round it is
+    of by its identity (``v`` has the ``audits`` columns and the round's ``round_id`` and ``jurisdiction``)."""
+    return {
+        "kind": "audit",
+        "source": v["source"],
+        "jurisdiction": v["jurisdiction"],
+        "round_id": v["round_id"],
+        "audit_no": v["audit_no"],
+        "reaudit_id": v.get("reaudit_id"),
+        "created_at": timestamp(v["created_at"]),
+        "verdict": v["verdict"],
+        "ruleset": v["ruleset"],
+        "engine_version": v["engine_version"],
+        "elections_source": v["elections_source"],
+        "elections_id": v.get("elections_id"),
+        "finding_count": v["finding_count"],
+        "audit_sha256": _sha256_hex(v["audit"].encode()),
+    }
+
+
 def label(content: Mapping[str, Any]) -> str:
     """What an entry records, for people (kept beside the entry, outside the hash: a deleted row is still named).
 
     >>> label({"kind": "round", "round_id": "BOR-1", "jurisdiction": "US-NJ"})
     'round BOR-1 (US-NJ)'
+    >>> label({"kind": "audit", "round_id": "BOR-1", "jurisdiction": "US-NJ", "audit_no": 2})
+    'audit 2 of round BOR-1 (US-NJ)'
     """
     if content["kind"] == "round":
         return f"round {content['round_id']} ({content['jurisdiction']})"
+    if content["kind"] == "audit":
+        return f"audit {content['audit_no']} of round {content['round_id']} ({content['jurisdiction']})"
     return f"registration of table {content['table_id']} ({content['jurisdiction']}) from {content['effective_from']}"
 
 
@@ -311,14 +337,44 @@ _REGISTRATION_ROW = (
     E.c.registered_by.label("t_registered_by"),
     E.c.supersedes_id.label("t_supersedes_id"),
 )
+_AUDIT_ROW = (
+    A.c.id.label("a_id"),
+    A.c.round_pk.label("a_round_pk"),
+    A.c.audit_no.label("a_audit_no"),
+    A.c.source.label("a_source"),
+    A.c.reaudit_id.label("a_reaudit_id"),
+    A.c.created_at.label("a_created_at"),
+    A.c.verdict.label("a_verdict"),
+    A.c.ruleset.label("a_ruleset"),
+    A.c.engine_version.label("a_engine_version"),
+    A.c.elections_source.label("a_elections_source"),
+    A.c.elections_id.label("a_elections_id"),
+    A.c.finding_count.label("a_finding_count"),
+    A.c.audit.label("a_audit"),
+)
+_AUDITED = R.alias("audited")
+"""The round a re-audit is of (its identity is in the audit's entry; its coordinates check the findings rows)."""
 _PAGE = (
     select(
-        CE.c.seq, CE.c.kind, CE.c.ref_id, CE.c.label, CE.c.digest, CE.c.hash, *_ROUND_ROW, *_REGISTRATION_ROW
+        CE.c.seq,
+        CE.c.kind,
+        CE.c.ref_id,
+        CE.c.label,
+        CE.c.digest,
+        CE.c.hash,
+        *_ROUND_ROW,
+        *_REGISTRATION_ROW,
+        *_AUDIT_ROW,
+        _AUDITED.c.round_id.label("a_round_id"),
+        _AUDITED.c.jurisdiction.label("a_jurisdiction"),
+        _AUDITED.c.table_id.label("a_table_id"),
+        _AUDITED.c.played_at.label("a_played_at"),
     )
     .select_from(
-        CE.outerjoin(R, (CE.c.kind == "round") & (R.c.id == CE.c.ref_id)).outerjoin(
-            E, (CE.c.kind == "registration") & (E.c.id == CE.c.ref_id)
-        )
+        CE.outerjoin(R, (CE.c.kind == "round") & (R.c.id == CE.c.ref_id))
+        .outerjoin(E, (CE.c.kind == "registration") & (E.c.id == CE.c.ref_id))
+        .outerjoin(A, (CE.c.kind == "audit") & (A.c.id == CE.c.ref_id))
+        .outerjoin(_AUDITED, _AUDITED.c.id == A.c.round_pk)
     )
     .where(
         CE.c.source == bindparam("source"),
@@ -332,7 +388,8 @@ _PAGE = (
 
 def entries_page(session: Session, source: str, after: int, upto: int, page: int) -> Sequence[Row[Any]]:
     """Up to ``page`` entries of ``source`` with ``after`` < seq <= ``upto``, in seq order, each with the row it
-    records (``r_*`` columns for a round, ``t_*`` for a registration; all NULL when the row is gone). The record
+    records (``r_*`` columns for a round, ``t_*`` for a registration, ``a_*`` for a re-audit; all NULL when the row
+    is gone). The record
     comes as its SHA-256 (``r_record_digest``), computed by the database: records never leave it."""
     _sha256_sql(session)
     return session.execute(_PAGE, {"source": source, "after": after, "upto": upto, "page": page}).all()
@@ -375,6 +432,27 @@ def registration_values(row: Any) -> dict[str, Any]:
     }
 
 
+def audit_values(row: Any) -> dict[str, Any]:
+    """The ``a_*`` columns of an :func:`entries_page` row as :func:`audit_content` takes them."""
+    return {
+        "source": row.a_source,
+        "jurisdiction": row.a_jurisdiction,
+        "round_id": row.a_round_id,
+        "audit_no": row.a_audit_no,
+        "reaudit_id": row.a_reaudit_id,
+        "created_at": row.a_created_at,
+        "verdict": row.a_verdict,
+        "ruleset": row.a_ruleset,
+        "engine_version": row.a_engine_version,
+        "elections_source": row.a_elections_source,
+        "elections_id": row.a_elections_id,
+        "finding_count": row.a_finding_count,
+        "audit": row.a_audit,
+        "table_id": row.a_table_id,
+        "played_at": row.a_played_at,
+    }
+
+
 FINDING_COLUMNS = (
     F.c.round_pk,
     F.c.seq,
@@ -389,20 +467,25 @@ FINDING_COLUMNS = (
     F.c.jurisdiction,
     F.c.table_id,
     F.c.played_at,
+    F.c.audit_no,
 )
 
 
-def findings_of(session: Session, round_pks: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    """The ``findings`` rows of these rounds, each round's in seq order."""
-    out: dict[int, list[dict[str, Any]]] = {}
-    for i in range(0, len(round_pks), 500):
+def findings_of(session: Session, round_pks: Sequence[int]) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """The ``findings`` rows of these rounds, by (round, audit number), each audit's in seq order (the rows
+    without their ``audit_no``, which is in the key)."""
+    out: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    pks = sorted(set(round_pks))
+    for i in range(0, len(pks), 500):
         stmt = (
             select(*FINDING_COLUMNS)
-            .where(F.c.round_pk.in_(round_pks[i : i + 500]))
-            .order_by(F.c.round_pk, F.c.seq)
+            .where(F.c.round_pk.in_(pks[i : i + 500]))
+            .order_by(F.c.round_pk, F.c.audit_no, F.c.seq)
         )
         for row in session.execute(stmt):
-            out.setdefault(int(row.round_pk), []).append(dict(row._mapping))
+            values = dict(row._mapping)
+            audit_no = int(values.pop("audit_no"))
+            out.setdefault((int(row.round_pk), audit_no), []).append(values)
     return out
 
 
@@ -419,10 +502,15 @@ def unchained(session: Session, source: str, limit: int) -> tuple[int, list[str]
     many, and the labels of the first ``limit``."""
     no_round_entry = ~exists().where(CE.c.kind == "round", CE.c.ref_id == R.c.id)
     no_registration_entry = ~exists().where(CE.c.kind == "registration", CE.c.ref_id == E.c.id)
-    count = int(
-        session.execute(select(func.count()).where(R.c.source == source, no_round_entry)).scalar_one()
-    ) + int(
-        session.execute(select(func.count()).where(E.c.source == source, no_registration_entry)).scalar_one()
+    no_audit_entry = ~exists().where(CE.c.kind == "audit", CE.c.ref_id == A.c.id)
+    count = (
+        int(session.execute(select(func.count()).where(R.c.source == source, no_round_entry)).scalar_one())
+        + int(
+            session.execute(
+                select(func.count()).where(E.c.source == source, no_registration_entry)
+            ).scalar_one()
+        )
+        + int(session.execute(select(func.count()).where(A.c.source == source, no_audit_entry)).scalar_one())
     )
     labels: list[str] = []
     if count:
@@ -443,10 +531,20 @@ def unchained(session: Session, source: str, limit: int) -> tuple[int, list[str]
             f"registration of table {r.table_id} ({r.jurisdiction}) from {timestamp(r.effective_from)}"
             for r in session.execute(registrations)
         ]
+        audits = (
+            select(A.c.audit_no, R.c.round_id, R.c.jurisdiction)
+            .join(R, R.c.id == A.c.round_pk)
+            .where(A.c.source == source, no_audit_entry)
+            .order_by(A.c.id)
+            .limit(max(limit - len(labels), 0))
+        )
+        labels += [
+            f"audit {r.audit_no} of round {r.round_id} ({r.jurisdiction})" for r in session.execute(audits)
+        ]
     return count, labels
 
 
-APPEND_ONLY_TABLES = ("rounds", "findings", "table_elections", "chain_entries")
+APPEND_ONLY_TABLES = ("rounds", "findings", "table_elections", "chain_entries", "audits")
 """Tables whose rows are never updated or deleted by the service (on PostgreSQL a trigger refuses it to every role
 but the owner's)."""
 
@@ -457,6 +555,7 @@ __all__ = [
     "link",
     "round_content",
     "registration_content",
+    "audit_content",
     "append",
     "append_links",
     "Link",

@@ -134,10 +134,92 @@ class FindingRow(Base):
     jurisdiction: Mapped[str] = mapped_column(String(16))
     table_id: Mapped[str] = mapped_column(Text)
     played_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    audit_no: Mapped[int] = mapped_column(Integer, server_default="1")
+    """Which of the round's audits the finding is of: 1, the audit stored with the round; 2, 3 ... re-audits
+    (``audits``). Search and reports read the latest audit's."""
 
     __table_args__ = (
-        UniqueConstraint("round_pk", "seq"),
+        UniqueConstraint("round_pk", "audit_no", "seq"),
         Index(None, "rule", "played_at"),
+    )
+
+
+class AuditRow(Base):
+    """A later audit of a stored round (audit 2, 3 ...; audit 1 is the one stored with the round, in ``rounds``),
+    made by a re-audit that found something different from the round's latest audit. Append-only."""
+
+    __tablename__ = "audits"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("rounds.id", ondelete="CASCADE"))
+    audit_no: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(128))
+    """The round's source (whose chain records the audit)."""
+    reaudit_id: Mapped[str | None] = mapped_column(String(32))
+    """The re-audit job that made it."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    verdict: Mapped[str] = mapped_column(String(16))
+    ruleset: Mapped[str] = mapped_column(Text)
+    engine_version: Mapped[str] = mapped_column(String(64))
+    elections_source: Mapped[str] = mapped_column(String(16))
+    elections_id: Mapped[int | None] = mapped_column(BigId)
+    finding_count: Mapped[int] = mapped_column(Integer)
+    audit: Mapped[str] = mapped_column(Text)
+    """The audit result (JSON text), as a dry run of the record would answer it then."""
+
+    __table_args__ = (
+        UniqueConstraint("round_pk", "audit_no"),
+        CheckConstraint("audit_no >= 2", name="audit_no"),
+        CheckConstraint(f"verdict IN ({_in(VERDICTS)})", name="verdict"),
+        CheckConstraint(f"elections_source IN ({_in(ELECTIONS_SOURCES)})", name="elections_source"),
+    )
+
+
+class ReauditRow(Base):
+    """A re-audit job: the stored rounds of ``scope`` (JSON: source, jurisdiction, table, played_from, played_to)
+    re-run with the current engine, in chunks of round ids fixed when it was asked for."""
+
+    __tablename__ = "reaudits"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    source: Mapped[str | None] = mapped_column(String(128))
+    """The source whose rounds are re-audited (NULL: every source's)."""
+    scope: Mapped[str] = mapped_column(Text)
+    requested_by: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    round_count: Mapped[int] = mapped_column(Integer)
+    chunk_count: Mapped[int] = mapped_column(Integer)
+
+
+class ReauditChunkRow(Base):
+    """Some rounds of a re-audit (``round_pks``: a JSON array of ``rounds.id``); ``done_at`` is set in the
+    transaction that stores their new audits, so each chunk is done once, however often its job runs."""
+
+    __tablename__ = "reaudit_chunks"
+
+    reaudit_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("reaudits.id", ondelete="CASCADE"), primary_key=True
+    )
+    chunk_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_pks: Mapped[str] = mapped_column(Text)
+    round_count: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    changed: Mapped[int] = mapped_column(Integer)
+    """Rounds given a new audit (it differs from their latest)."""
+    unchanged: Mapped[int] = mapped_column(Integer)
+    unreadable: Mapped[int] = mapped_column(Integer)
+    """Rounds whose stored record today's parser refuses (no new audit)."""
+
+    __table_args__ = (
+        Index(
+            "ix_reaudit_chunks_undone",
+            "reaudit_id",
+            "chunk_no",
+            postgresql_where=text("done_at IS NULL"),
+            sqlite_where=text("done_at IS NULL"),
+        ),
     )
 
 
@@ -284,7 +366,7 @@ class ApiKeyRow(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-CHAIN_KINDS = ("round", "registration")
+CHAIN_KINDS = ("round", "registration", "audit")
 
 
 class ChainEntryRow(Base):
@@ -300,7 +382,7 @@ class ChainEntryRow(Base):
     """1, 2, 3 ... per source, without gaps."""
     kind: Mapped[str] = mapped_column(String(16))
     ref_id: Mapped[int] = mapped_column(BigId)
-    """The id of the row recorded (``rounds.id`` or ``table_elections.id``, by ``kind``); no foreign key: a
+    """The id of the row recorded (``rounds.id``, ``table_elections.id`` or ``audits.id``, by ``kind``); no foreign key: a
     deleted row must leave its entry behind, to be reported."""
     label: Mapped[str] = mapped_column(Text)
     """What the entry records, for people (``round BOR-1 (US-NJ)``); not covered by the hash."""
@@ -333,6 +415,9 @@ table_elections_table = cast(Table, TableElectionsRow.__table__)
 api_keys_table = cast(Table, ApiKeyRow.__table__)
 chain_entries_table = cast(Table, ChainEntryRow.__table__)
 chain_heads_table = cast(Table, ChainHeadRow.__table__)
+audits_table = cast(Table, AuditRow.__table__)
+reaudits_table = cast(Table, ReauditRow.__table__)
+reaudit_chunks_table = cast(Table, ReauditChunkRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -356,6 +441,12 @@ __all__: list[Any] = [
     "ChainHeadRow",
     "chain_entries_table",
     "chain_heads_table",
+    "AuditRow",
+    "ReauditRow",
+    "ReauditChunkRow",
+    "audits_table",
+    "reaudits_table",
+    "reaudit_chunks_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

@@ -45,7 +45,7 @@ class PoolTimeout(psycopg.OperationalError):
 _ROUND_COLUMNS = [c.name for c in R.c if c.name != "id"]
 _ROUND_OF_FINDING = ("source", "jurisdiction", "table_id", "played_at")
 _FINDING_COLUMNS = [c for c in F.c if c.name not in ("id", "round_pk", *_ROUND_OF_FINDING)]
-_PG_TYPES = {"seq": "int", "event_index": "int", "amount_delta": "bigint"}
+_PG_TYPES = {"seq": "int", "event_index": "int", "amount_delta": "bigint", "audit_no": "int"}
 _FINDING_RECORD = ", ".join(f"{c.name} {_PG_TYPES.get(c.name, 'text')}" for c in _FINDING_COLUMNS)
 
 INSERT_ROUND = (
@@ -68,8 +68,13 @@ _STORED = (
     f"SELECT id, record_sha256, audit FROM {R.name} WHERE round_id = %s AND source = %s AND jurisdiction = %s"
 )
 _LOOKUP_COLUMNS = (
-    "r.round_id, r.source, r.jurisdiction, r.table_id, r.played_at, r.received_at, r.record, r.record_sha256, "
-    "r.ruleset, r.audit, e.seq AS chain_seq, e.hash AS chain_hash"
+    "r.id, r.round_id, r.source, r.jurisdiction, r.table_id, r.played_at, r.received_at, r.record, "
+    "r.record_sha256, r.ruleset, r.audit, e.seq AS chain_seq, e.hash AS chain_hash, "
+    "(SELECT max(a.audit_no) FROM audits a WHERE a.round_pk = r.id) AS latest_no"
+)
+_AUDITS = (
+    "SELECT a.audit_no, a.created_at, a.reaudit_id, a.audit, e.seq AS chain_seq FROM audits a "
+    "LEFT JOIN chain_entries e ON e.kind = 'audit' AND e.ref_id = a.id WHERE a.round_pk = %s ORDER BY a.audit_no"
 )
 _IN_FORCE = (
     "SELECT id, rules FROM table_elections e WHERE source = %s AND jurisdiction = %s AND table_id = %s "
@@ -208,6 +213,16 @@ class PgRounds:
         async def work(conn: AsyncConnection[Any]) -> list[Any]:
             cur = conn.cursor(row_factory=namedtuple_row)
             await cur.execute(_LOOKUP[(source is not None, jurisdiction is not None)], params)
+            return await cur.fetchall()
+
+        return await self._do(work)
+
+    async def audits_of(self, round_pk: int) -> list[Any]:
+        """As :func:`app.store.rounds.audits_of`."""
+
+        async def work(conn: AsyncConnection[Any]) -> list[Any]:
+            cur = conn.cursor(row_factory=namedtuple_row)
+            await cur.execute(_AUDITS, (round_pk,))
             return await cur.fetchall()
 
         return await self._do(work)

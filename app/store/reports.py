@@ -16,6 +16,7 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
+from app.store.rounds import finding_is_latest
 
 GroupBy = Literal["rule", "table", "dealer", "shoe", "day"]
 GROUP_BY: tuple[GroupBy, ...] = ("rule", "table", "dealer", "shoe", "day")
@@ -95,11 +96,12 @@ def summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
     ``owed_by_players``: the rounds counted from ``rounds`` (the other columns 0), the rest from ``findings`` (which
     carries its round's source, jurisdiction, table and time: only the dealer and shoe are joined from ``rounds``;
     ``rounds`` 0). A group's, or the total's, figures are the sum of its rows. By ``rule`` the rounds are counted in
-    the total only. One statement: every figure is of one snapshot."""
+    the total only. Findings are those of each round's latest audit. One statement: every figure is of one
+    snapshot."""
     round_key, finding_key = _keys(q.group_by)
     zero: ColumnElement[Any] = literal_column("0")
     null: ColumnElement[Any] = literal_column("NULL")
-    of_rounds, of_findings = _where(R, q), _where(F, q)
+    of_rounds, of_findings = _where(R, q), and_(_where(F, q), finding_is_latest())
     findings = F.join(R, R.c.id == F.c.round_pk) if q.group_by in ("dealer", "shoe") else F
     found = [
         func.count(F.c.round_pk.distinct()),

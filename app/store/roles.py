@@ -1,7 +1,7 @@
 """The application's role on PostgreSQL: what the service may do when it does not connect as the owner.
 
 The owner role runs the migrations and owns the tables; the service connects as an application role that may read
-everything and append to the evidence (rounds, findings, registrations, chain entries: SELECT and INSERT only), and
+everything and append to the evidence (rounds, audits, findings, registrations, chain entries: SELECT and INSERT only), and
 change only what is work in progress (batches, their chunks and results, the chain heads, API keys' revocation, the
 job queue). docs/integrity.md explains the deployment. Idempotent: run it again after each migration.
 """
@@ -12,8 +12,9 @@ from sqlalchemy import Connection, text
 
 from app.store.chain import APPEND_ONLY_TABLES
 
-WORK_TABLES = ("batches", "batch_chunks", "batch_results", "chain_heads")
-"""Tables the service updates and deletes from (uploads in progress, chunks done, the heads moved by appends)."""
+WORK_TABLES = ("batches", "batch_chunks", "batch_results", "chain_heads", "reaudits", "reaudit_chunks")
+"""Tables the service updates and deletes from (uploads in progress, chunks done — of batches and re-audits —, the
+heads moved by appends)."""
 UPDATED_TABLES = ("api_keys",)
 """Tables the service updates but never deletes from (a key's revocation)."""
 QUEUE_SCHEMA = "procrastinate"

@@ -8,10 +8,24 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import Row, Select, TextClause, and_, bindparam, exists, or_, select, text, tuple_
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Select,
+    TextClause,
+    and_,
+    bindparam,
+    exists,
+    func,
+    or_,
+    select,
+    text,
+    tuple_,
+)
 from sqlalchemy.orm import Session
 
 from app.domain.model import Round
+from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
@@ -44,9 +58,10 @@ def insert_round(session: Session, values: Mapping[str, Any]) -> int | None:
 
 
 def finding_rows(
-    round_pk: int, findings: Sequence[Mapping[str, Any]], source: str, rnd: Round
+    round_pk: int, findings: Sequence[Mapping[str, Any]], source: str, rnd: Round, audit_no: int = 1
 ) -> list[dict[str, Any]]:
-    """The ``findings`` rows of one stored round's audit (shared by single submissions and batches)."""
+    """The ``findings`` rows of one stored round's audit ``audit_no`` (1: the audit stored with the round; shared by
+    single submissions, batches and re-audits)."""
     return [
         {
             "round_pk": round_pk,
@@ -64,6 +79,7 @@ def finding_rows(
             "jurisdiction": rnd.jurisdiction,
             "table_id": rnd.table_id,
             "played_at": rnd.played_at,
+            "audit_no": audit_no,
         }
         for i, f in enumerate(findings)
     ]
@@ -90,7 +106,40 @@ def stored_submission(session: Session, round_id: str, source: str, jurisdiction
     return None if row is None else Stored(row.id, row.record_sha256, row.audit)
 
 
+# --- the latest audit --------------------------------------------------------------------------------------------
+# A round's audits: 1, stored with it (``rounds``), then 2, 3 ... (``audits``), each with its own findings rows
+# (``findings.audit_no``). What is searched and reported is the latest of each round.
+
+_LATER = A.alias("later")
+
+
+def finding_is_latest(f: Any = F) -> ColumnElement[bool]:
+    """A findings row is of its round's latest audit: no audit of the round has a greater number."""
+    return ~exists().where(A.c.round_pk == f.c.round_pk, A.c.audit_no > f.c.audit_no)
+
+
+def with_latest_audit(rounds: Any = R) -> Any:
+    """``rounds`` left-joined with each round's latest re-audit (``audits`` columns all NULL for a round never
+    re-audited): read the audit's columns with :func:`latest`."""
+    return rounds.outerjoin(
+        A,
+        and_(
+            A.c.round_pk == R.c.id,
+            ~exists().where(_LATER.c.round_pk == A.c.round_pk, _LATER.c.audit_no > A.c.audit_no),
+        ),
+    )
+
+
+def latest(column: str) -> ColumnElement[Any]:
+    """The latest audit's ``column`` (verdict, ruleset, engine_version, finding_count, audit ...) of a round, in a
+    query over :func:`with_latest_audit`; ``audit_no``: 1 for a round never re-audited."""
+    if column == "audit_no":
+        return func.coalesce(A.c.audit_no, 1).label("audit_no")
+    return func.coalesce(A.c[column], R.c[column]).label(column)
+
+
 LOOKUP_COLUMNS = (
+    R.c.id,
     R.c.round_id,
     R.c.source,
     R.c.jurisdiction,
@@ -103,7 +152,10 @@ LOOKUP_COLUMNS = (
     R.c.audit,
     CE.c.seq.label("chain_seq"),
     CE.c.hash.label("chain_hash"),
+    select(func.max(A.c.audit_no)).where(A.c.round_pk == R.c.id).scalar_subquery().label("latest_no"),
 )
+"""The round as stored (its first audit), its chain entry, and the number of its latest re-audit (NULL: none;
+:func:`audits_of` reads them)."""
 
 
 def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> Select[Any]:
@@ -132,6 +184,19 @@ def find_rounds(
     return session.execute(stmt, {k: v for k, v in params.items() if v is not None}).all()
 
 
+AUDIT_COLUMNS = (A.c.audit_no, A.c.created_at, A.c.reaudit_id, A.c.audit, CE.c.seq.label("chain_seq"))
+
+
+def audits_of(session: Session, round_pk: int) -> Sequence[Row[Any]]:
+    """A round's re-audits (2, 3 ...), in order, each with its chain position."""
+    return session.execute(
+        select(*AUDIT_COLUMNS)
+        .select_from(A.outerjoin(CE, (CE.c.kind == "audit") & (CE.c.ref_id == A.c.id)))
+        .where(A.c.round_pk == round_pk)
+        .order_by(A.c.audit_no)
+    ).all()
+
+
 @dataclass(frozen=True, slots=True)
 class Search:
     table: str | None = None
@@ -155,10 +220,10 @@ SEARCH_COLUMNS = (
     R.c.table_id,
     R.c.played_at,
     R.c.received_at,
-    R.c.verdict,
-    R.c.ruleset,
-    R.c.engine_version,
-    R.c.finding_count,
+    latest("verdict"),
+    latest("ruleset"),
+    latest("engine_version"),
+    latest("finding_count"),
     R.c.record_sha256,
 )
 
@@ -177,7 +242,7 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
     if q.shoe is not None:
         conds.append(R.c.shoe_id == q.shoe)
     if q.verdict is not None:
-        conds.append(R.c.verdict == q.verdict)
+        conds.append(func.coalesce(A.c.verdict, R.c.verdict) == q.verdict)
     if q.jurisdiction is not None:
         conds.append(R.c.jurisdiction == q.jurisdiction)
     if q.source is not None:
@@ -188,11 +253,14 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
         conds.append(R.c.played_at < q.played_to)
     if q.rule is not None:
         cited = F.c.also_cited_as.like(f'%"{_like_escape(q.rule)}"%', escape="\\")
-        conds.append(exists().where(F.c.round_pk == R.c.id, or_(F.c.rule == q.rule, cited)))
+        conds.append(
+            exists().where(F.c.round_pk == R.c.id, or_(F.c.rule == q.rule, cited), finding_is_latest())
+        )
     if q.after is not None:
         conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
     stmt = (
         select(*SEARCH_COLUMNS)
+        .select_from(with_latest_audit())
         .where(and_(True, *conds))
         .order_by(R.c.played_at.desc(), R.c.id.desc())
         .limit(limit)

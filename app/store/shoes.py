@@ -9,14 +9,16 @@ from sqlalchemy import Row, func, select
 from sqlalchemy.orm import Session
 
 from app.store.models import rounds_table as R
+from app.store.rounds import latest, with_latest_audit
 
 SHOE_COLUMNS = (
     R.c.round_id,
     R.c.table_id,
     R.c.played_at,
     R.c.record,
-    R.c.audit,
+    latest("audit"),
 )
+"""The round's record and its latest audit (whose elections give the decks when the record does not)."""
 
 
 def _where(shoe_id: str, source: str | None, jurisdiction: str | None) -> list[Any]:
@@ -48,6 +50,7 @@ def shoe_rounds(
     """One source's rounds of ``shoe_id`` in one jurisdiction, in the order played (at most ``limit``)."""
     stmt = (
         select(*SHOE_COLUMNS)
+        .select_from(with_latest_audit())
         .where(*_where(shoe_id, source, jurisdiction))
         .order_by(R.c.played_at, R.c.id)
         .limit(limit)

@@ -28,6 +28,7 @@ from typing import Any
 import procrastinate
 import psycopg
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
+from procrastinate.types import JSONValue
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -35,13 +36,14 @@ from sqlalchemy.orm import Session
 from app.config import Settings, sqlalchemy_url
 from app.store import migrate
 from app.store.db import Database, database_missing, explain_connect_error
-from app.usecases import batches
+from app.usecases import batches, reaudits
 
 log = logging.getLogger("bjaudit.batch_queue")
 
 QUEUE_SCHEMA = "procrastinate"
 QUEUE = "batches"
 TASK = "bjaudit.audit_chunk"
+REAUDIT_TASK = "bjaudit.reaudit_chunk"
 
 _worker_db: Database | None = None
 
@@ -75,6 +77,11 @@ def make_app(settings: Settings) -> procrastinate.App:
         assert _worker_db is not None, "audit_chunk runs in `bjaudit worker`"
         batches.process_chunk(_worker_db, batch_id, chunk_no)
 
+    @app.task(name=REAUDIT_TASK, queue=QUEUE, pass_context=False)
+    def reaudit_chunk(reaudit_id: str, chunk_no: int) -> None:
+        assert _worker_db is not None, "reaudit_chunk runs in `bjaudit worker`"
+        reaudits.process_chunk(_worker_db, reaudit_id, chunk_no)
+
     return app
 
 
@@ -83,6 +90,13 @@ def defer_chunks(app: procrastinate.App, refs: list[tuple[str, int]]) -> None:
     if refs:
         jobs: list[dict[str, Any]] = [{"batch_id": b, "chunk_no": c} for b, c in refs]
         app.tasks[TASK].batch_defer(*jobs)
+
+
+def defer_reaudit_chunks(app: procrastinate.App, refs: list[tuple[str, int]]) -> None:
+    """Queue one job per chunk of a re-audit (synchronous; the app must be open)."""
+    if refs:
+        jobs: list[dict[str, Any]] = [{"reaudit_id": r, "chunk_no": c} for r, c in refs]
+        app.tasks[REAUDIT_TASK].batch_defer(*jobs)
 
 
 def live_workers(session: Session, stalled_seconds: float) -> int:
@@ -98,20 +112,24 @@ def live_workers(session: Session, stalled_seconds: float) -> int:
     )
 
 
-def lost_chunks(db: Database, stalled_seconds: float) -> list[tuple[str, int]]:
-    """Undone chunks of committed batches that no job covers: none waiting, none running on a live worker."""
+def lost_chunks(db: Database, stalled_seconds: float, task: str = TASK) -> list[tuple[str, int]]:
+    """Undone chunks of committed batches (``task`` :data:`TASK`) or of re-audits (:data:`REAUDIT_TASK`) that no
+    job covers: none waiting, none running on a live worker."""
+    pending, key = (
+        (batches.pending_chunks, "batch_id") if task == TASK else (reaudits.pending_chunks, "reaudit_id")
+    )
     with db.reading() as s:
-        todo = batches.pending_chunks(s)
+        todo = pending(s)
         if not todo:
             return []
         rows = (
             s.connection()
             .exec_driver_sql(
-                f"SELECT j.args->>'batch_id', (j.args->>'chunk_no')::int FROM {QUEUE_SCHEMA}.procrastinate_jobs j "
+                f"SELECT j.args->>'{key}', (j.args->>'chunk_no')::int FROM {QUEUE_SCHEMA}.procrastinate_jobs j "
                 f"LEFT JOIN {QUEUE_SCHEMA}.procrastinate_workers w ON w.id = j.worker_id "
                 "WHERE j.task_name = %(task)s AND (j.status = 'todo' OR (j.status = 'doing' AND w.id IS NOT NULL "
                 "AND w.last_heartbeat > now() - make_interval(secs => %(stalled)s)))",
-                {"task": TASK, "stalled": stalled_seconds},
+                {"task": task, "stalled": stalled_seconds},
             )
             .all()
         )
@@ -120,18 +138,18 @@ def lost_chunks(db: Database, stalled_seconds: float) -> list[tuple[str, int]]:
 
 
 async def requeue_lost(app: procrastinate.App, db: Database, stalled_seconds: float) -> int:
-    """Defer a job for every lost chunk (the app must be open). Returns how many."""
-    lost = await asyncio.to_thread(lost_chunks, db, stalled_seconds)
-    for batch_id, chunk_no in lost:
-        with contextlib.suppress(AlreadyEnqueued):
-            await (
-                app.tasks[TASK]
-                .configure(queueing_lock=f"{batch_id}:{chunk_no}")
-                .defer_async(batch_id=batch_id, chunk_no=chunk_no)
-            )
-    if lost:
-        log.warning("requeued %d chunk(s) left undone", len(lost))
-    return len(lost)
+    """Defer a job for every lost chunk, of batches and of re-audits (the app must be open). Returns how many."""
+    n = 0
+    for task, key in ((TASK, "batch_id"), (REAUDIT_TASK, "reaudit_id")):
+        lost = await asyncio.to_thread(lost_chunks, db, stalled_seconds, task)
+        for ref, chunk_no in lost:
+            job: dict[str, JSONValue] = {key: ref, "chunk_no": chunk_no}
+            with contextlib.suppress(AlreadyEnqueued):
+                await app.tasks[task].configure(queueing_lock=f"{ref}:{chunk_no}").defer_async(**job)
+        n += len(lost)
+    if n:
+        log.warning("requeued %d chunk(s) left undone", n)
+    return n
 
 
 # What a database that is away, restarting or not yet migrated raises: wait and start again, never exit.

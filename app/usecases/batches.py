@@ -42,6 +42,7 @@ from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
+from app.usecases import reaudits
 from app.usecases import rounds as round_cases
 from app.usecases.errors import RoundConflict, ServiceError, problem_body
 
@@ -1011,9 +1012,13 @@ def iter_results(db: Database, batch_id: str, only: str | None, page: int = 2000
 # --- the in-process runner (SQLite, or when asked) -------------------------------------------------------------
 
 
+Process = Callable[[Database, str, int], bool]
+"""What a chunk's job runs: :func:`process_chunk` (a batch's) or :func:`app.usecases.reaudits.process_chunk`."""
+
+
 class InlineRunner:
-    """Audits chunks in a background thread of this process: the embedded (SQLite) default. At start it takes up
-    every chunk left undone (the service stopped or died mid-batch)."""
+    """Audits chunks, of batches and of re-audits, in a background thread of this process: the embedded (SQLite)
+    default. At start it takes up every chunk left undone (the service stopped or died mid-job)."""
 
     def __init__(self, db: Database, retries: int = 5) -> None:
         self.db = db
@@ -1021,37 +1026,43 @@ class InlineRunner:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bjaudit-batch")
         self._stopping = threading.Event()
 
-    def submit(self, items: Iterable[tuple[str, int]]) -> None:
+    def submit(self, items: Iterable[tuple[str, int]], process: Process | None = None) -> None:
+        """Run ``process`` (default: a batch's :func:`process_chunk`) on each (job id, chunk number)."""
         if self._stopping.is_set():
             return
-        for batch_id, chunk_no in items:
+        for job_id, chunk_no in items:
             try:
-                self._pool.submit(self._run, batch_id, chunk_no)
+                self._pool.submit(self._run, process or process_chunk, job_id, chunk_no)
             except (
                 RuntimeError
             ):  # shut down meanwhile: the chunk stays undone and is taken up at the next start
                 return
 
+    def submit_reaudit(self, items: Iterable[tuple[str, int]]) -> None:
+        self.submit(items, reaudits.process_chunk)
+
     def resume(self) -> int:
         with self.db.reading() as s:
             todo = pending_chunks(s)
+            redo = reaudits.pending_chunks(s)
         self.submit(todo)
-        return len(todo)
+        self.submit_reaudit(redo)
+        return len(todo) + len(redo)
 
-    def _run(self, batch_id: str, chunk_no: int) -> None:
+    def _run(self, process: Process, job_id: str, chunk_no: int) -> None:
         for attempt in range(self.retries + 1):
             if self._stopping.is_set():
                 return
             try:
-                process_chunk(self.db, batch_id, chunk_no)
+                process(self.db, job_id, chunk_no)
                 return
             except Exception:  # noqa: BLE001 - logged; the chunk stays undone and is retried
-                log.exception("batch %s chunk %s failed (attempt %d)", batch_id, chunk_no, attempt + 1)
+                log.exception("%s chunk %s failed (attempt %d)", job_id, chunk_no, attempt + 1)
                 time.sleep(min(0.2 * 2**attempt, 5.0))
         # Still failing (e.g. the database locked by a long upload): try again later, behind the other chunks, for
         # as long as the service runs. An accepted chunk is never given up.
         if not self._stopping.is_set():
-            timer = threading.Timer(self.requeue_after, self.submit, args=([(batch_id, chunk_no)],))
+            timer = threading.Timer(self.requeue_after, self.submit, args=([(job_id, chunk_no)], process))
             timer.daemon = True
             timer.start()
 

@@ -219,7 +219,7 @@ def check_entries(entries: Iterable[Entry], report: Report) -> chain.Position | 
 
 
 def _check_row(e: Entry, report: Report) -> None:
-    noun = "round" if e.kind == "round" else "registration"
+    noun = e.kind
     if e.row_digest is None:
         report.add(Problem(e.seq, "deleted", e.label, f"the {noun} it records is no longer stored"))
         return
@@ -294,8 +294,11 @@ def check_end(
 # --- a round's own consistency ------------------------------------------------------------------------------------
 
 
-def findings_disagree(values: Mapping[str, Any], pk: int, rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """How a round's ``findings`` rows disagree with its audit JSON (they are derived from it), or None."""
+def findings_disagree(
+    values: Mapping[str, Any], pk: int, rows: Sequence[Mapping[str, Any]], audit_no: int = 1
+) -> str | None:
+    """How the ``findings`` rows of a round's audit ``audit_no`` disagree with that audit's JSON (they are derived
+    from it), or None."""
     try:
         findings = list(orjson.loads(values["audit"]).get("findings") or [])
     except (orjson.JSONDecodeError, AttributeError):
@@ -305,9 +308,9 @@ def findings_disagree(values: Mapping[str, Any], pk: int, rows: Sequence[Mapping
     coordinates = SimpleNamespace(
         jurisdiction=values["jurisdiction"], table_id=values["table_id"], played_at=values["played_at"]
     )
-    expected = rounds_repo.finding_rows(pk, findings, values["source"], cast(Round, coordinates))
+    expected = rounds_repo.finding_rows(pk, findings, values["source"], cast(Round, coordinates), audit_no)
     for want, got in zip(expected, rows, strict=True):
-        differ = [k for k, v in want.items() if got.get(k) != v]
+        differ = [k for k, v in want.items() if k != "audit_no" and got.get(k) != v]
         if differ:
             return f"findings row {want['seq']} disagrees with its audit ({', '.join(differ)})"
     return None
@@ -323,13 +326,14 @@ def _entries(session: Session, source: str, upto: int, page: int) -> Iterator[En
         if not rows:
             return
         pks = [int(r.r_id) for r in rows if r.r_id is not None]
+        pks += [int(r.a_round_pk) for r in rows if r.a_id is not None]
         findings = chain.findings_of(session, pks)
         for r in rows:
             yield _entry(r, findings)
         after = int(rows[-1].seq)
 
 
-def _entry(r: Any, findings: Mapping[int, Sequence[Mapping[str, Any]]]) -> Entry:
+def _entry(r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]]]) -> Entry:
     row_digest: bytes | None = None
     why: list[str] = []
     if r.kind == "round" and r.r_id is not None:
@@ -337,11 +341,21 @@ def _entry(r: Any, findings: Mapping[int, Sequence[Mapping[str, Any]]]) -> Entry
         row_digest = chain.content_digest(chain.round_content(values))
         if values["record_sha256"] != r.r_record_sha256:
             why.append("its record_sha256 column is not the SHA-256 of its record")
-        disagree = findings_disagree(values, int(r.r_id), findings.get(int(r.r_id), ()))
+        disagree = findings_disagree(values, int(r.r_id), findings.get((int(r.r_id), 1), ()))
         if disagree:
             why.append(disagree)
     elif r.kind == "registration" and r.t_id is not None:
         row_digest = chain.content_digest(chain.registration_content(chain.registration_values(r)))
+    elif r.kind == "audit" and r.a_id is not None:
+        values = chain.audit_values(r)
+        if (
+            values["round_id"] is not None
+        ):  # else its round is gone, and the audit with it: reported as deleted
+            row_digest = chain.content_digest(chain.audit_content(values))
+            key = (int(r.a_round_pk), int(r.a_audit_no))
+            disagree = findings_disagree(values, key[0], findings.get(key, ()), audit_no=key[1])
+            if disagree:
+                why.append(disagree)
     return Entry(int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why))
 
 

@@ -27,6 +27,7 @@ from app.store import chain
 from app.store import elections as elections_repo
 from app.store import rounds as repo
 from app.store.pg import PgRounds
+from app.usecases import audit_diff
 from app.usecases.auditing import audit_round, catalogue, rule_details
 from app.usecases.errors import (
     AmbiguousRound,
@@ -282,17 +283,21 @@ def iso_utc(ts: datetime) -> str:
 
 
 def lookup_round(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
-    """The auditor's view of one stored round, as JSON: the record as received, its audit, the rules cited."""
-    return lookup_answer(repo.find_rounds(session, round_id, source, jurisdiction), round_id, source)
+    """The auditor's view of one stored round, as JSON: the record as received, its latest audit, the history of
+    its audits, the rules cited."""
+    rows = repo.find_rounds(session, round_id, source, jurisdiction)
+    later = repo.audits_of(session, rows[0].id) if len(rows) == 1 and rows[0].latest_no is not None else ()
+    return lookup_answer(rows, round_id, source, later)
 
 
 async def lookup_round_pg(pg: PgRounds, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
     """:func:`lookup_round` on PostgreSQL without a session."""
-    return lookup_answer(await pg.find_rounds(round_id, source, jurisdiction), round_id, source)
+    rows = await pg.find_rounds(round_id, source, jurisdiction)
+    later = await pg.audits_of(rows[0].id) if len(rows) == 1 and rows[0].latest_no is not None else []
+    return lookup_answer(rows, round_id, source, later)
 
 
-def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None) -> bytes:
-    """The lookup's answer from the rows stored under ``round_id`` (:data:`app.store.rounds.LOOKUP_COLUMNS`)."""
+def _one(rows: Sequence[Any], round_id: str, source: str | None) -> Any:
     if not rows:
         raise RoundNotFound(
             f"No round {round_id!r} is stored" + (f" for source {source!r}" if source else "") + "."
@@ -302,20 +307,56 @@ def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None) -> byt
             f"{len(rows)} stored rounds have round_id {round_id!r}; narrow with ?source= and/or ?jurisdiction=.",
             extra={"candidates": [{"source": r.source, "jurisdiction": r.jurisdiction} for r in rows]},
         )
-    row = rows[0]
-    audit_result = orjson.loads(row.audit)
+    return rows[0]
+
+
+def audit_history(row: Any, later: Sequence[Any]) -> list[dict[str, Any]]:
+    """Every audit of a round, oldest first: number, time (audit 1: when the round was received), the re-audit
+    that made it, verdict, ruleset, engine version, number of findings, its chain position, and ``changes`` from
+    the audit before it (null for the first); ``audit`` holds each audit's parsed JSON (callers drop it)."""
+    texts = [(1, row.received_at, None, row.audit, row.chain_seq)]
+    texts += [(a.audit_no, a.created_at, a.reaudit_id, a.audit, a.chain_seq) for a in later]
+    out: list[dict[str, Any]] = []
+    previous: dict[str, Any] | None = None
+    for audit_no, created_at, reaudit_id, text, chain_seq in texts:
+        audit = orjson.loads(text)
+        out.append(
+            {
+                "audit_no": audit_no,
+                "created_at": iso_utc(created_at),
+                "reaudit_id": reaudit_id,
+                **audit_diff.summary(audit),
+                "chain_seq": chain_seq,
+                "changes": None
+                if previous is None
+                else audit_diff.diff_findings(previous.get("findings") or [], audit.get("findings") or []),
+                "audit": audit,
+            }
+        )
+        previous = audit
+    return out
+
+
+def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None, later: Sequence[Any] = ()) -> bytes:
+    """The lookup's answer from the rows stored under ``round_id`` (:data:`app.store.rounds.LOOKUP_COLUMNS`) and
+    the round's re-audits (:func:`app.store.rounds.audits_of`)."""
+    row = _one(rows, round_id, source)
+    history = audit_history(row, later)
+    latest = later[-1].audit if later else row.audit
     rules: dict[str, dict[str, Any]] = {}
-    for f in audit_result.get("findings", ()):
-        rule = f["rule"]
-        if rule in rules:
-            continue
-        details = rule_details(row.jurisdiction, audit_result.get("ruleset", row.ruleset), rule) or {}
-        rules[rule] = {
-            "title": details.get("title", f.get("title")),
-            "citation": details.get("citation", f.get("citation")),
-            "citation_status": details.get("citation_status", f.get("citation_status")),
-            "paraphrase": details.get("paraphrase"),
-        }
+    for entry in history:
+        audit_result = entry.pop("audit")
+        for f in audit_result.get("findings", ()):
+            rule = f["rule"]
+            if rule in rules:
+                continue
+            details = rule_details(row.jurisdiction, audit_result.get("ruleset", row.ruleset), rule) or {}
+            rules[rule] = {
+                "title": details.get("title", f.get("title")),
+                "citation": details.get("citation", f.get("citation")),
+                "citation_status": details.get("citation_status", f.get("citation_status")),
+                "paraphrase": details.get("paraphrase"),
+            }
     return orjson.dumps(
         {
             "round_id": row.round_id,
@@ -326,12 +367,30 @@ def lookup_answer(rows: Sequence[Any], round_id: str, source: str | None) -> byt
             "received_at": iso_utc(row.received_at),
             "record_sha256": row.record_sha256,
             "record": _record_json(row.record),
-            "audit": orjson.Fragment(row.audit.encode()),
+            "audit": orjson.Fragment(latest.encode()),
+            "audit_no": history[-1]["audit_no"],
+            "audits": history,
             "rules": rules,
             "chain": None
             if row.chain_seq is None
             else {"seq": row.chain_seq, "hash": bytes(row.chain_hash).hex()},
         }
+    )
+
+
+def audit_number(
+    session: Session, round_id: str, source: str | None, jurisdiction: str | None, audit_no: int
+) -> bytes:
+    """Audit ``audit_no`` of a stored round (1: the one stored with it), as stored."""
+    row = _one(repo.find_rounds(session, round_id, source, jurisdiction), round_id, source)
+    if audit_no == 1:
+        return bytes(row.audit.encode())
+    for a in repo.audits_of(session, row.id) if row.latest_no is not None else ():
+        if a.audit_no == audit_no:
+            return bytes(a.audit.encode())
+    raise RoundNotFound(
+        f"Round {round_id!r} has no audit {audit_no}: it has {row.latest_no or 1}.",
+        extra={"audits": row.latest_no or 1},
     )
 
 

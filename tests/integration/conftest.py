@@ -94,7 +94,10 @@ def engine(database_url: str) -> Iterator[Engine]:
     """A separate engine onto the test database, to look at what the service stored."""
     eng = create_engine(sqlalchemy_url(database_url))
     with eng.begin() as conn:
+        conn.execute(text("DELETE FROM reaudit_chunks"))
+        conn.execute(text("DELETE FROM reaudits"))
         conn.execute(text("DELETE FROM findings"))
+        conn.execute(text("DELETE FROM audits"))
         conn.execute(text("DELETE FROM rounds"))
         conn.execute(text("DELETE FROM table_elections"))
         conn.execute(text("DELETE FROM chain_entries"))  # a fresh database: no chain either

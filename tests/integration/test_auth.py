@@ -81,6 +81,8 @@ def _concrete(path: str) -> str:
         .replace("{batch_id}", "nosuchbatch")
         .replace("{key_id}", "0123456789abcdef")
         .replace("{shoe_id}", "SHOE-1")
+        .replace("{audit_no}", "2")
+        .replace("{reaudit_id}", "ra_000000000000000000000000")
     )
 
 

@@ -14,6 +14,8 @@ MODULES = [
     *sorted(name for _, name, _ in pkgutil.walk_packages(app.domain.__path__, prefix="app.domain.")),
     "app.jurisdictions",
     "app.wire.elections",
+    "app.wire.reaudit",
+    "app.usecases.audit_diff",
     "app.usecases.auditing",
     "app.usecases.keys",
     "app.usecases.integrity",
