@@ -1,0 +1,217 @@
+"""Browser tests (issue 10): pages of a live ``bjaudit serve`` in headless Chromium, Debian's ``/usr/bin/chromium``
+(``make install`` puts it there) driven by Playwright for Python, which launches that executable; Playwright never
+downloads a browser of its own here (docs/testing.md says why Playwright and not Selenium).
+
+One browser per session; a new context (cookies, storage) per test, 1280 x 800. The service runs on a new SQLite
+database and on a new PostgreSQL database (per test module), seeded through ``POST /v1/rounds`` with
+:data:`SEEDED` generated New Jersey rounds played in the last days, about :data:`ERROR_RATE` of them with one
+injected error (app/synth/mutator.py), so that they have findings.
+
+Chromium or Playwright missing: the tests are skipped, unless BJAUDIT_REQUIRE_BROWSER=1 (.ci/run), where they fail.
+
+Screenshots: ``test-results/browser/<test>/NN-<step>.png`` at the repository root (emptied when the test starts),
+taken where a test calls ``ui.shot(step)``; a failed test also leaves ``failed.png`` (the page as it was) and
+``trace.zip`` (``.venv/bin/playwright show-trace trace.zip`` replays it).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import httpx
+import orjson
+import pytest
+
+from app.synth.generator import generate_rounds
+from app.synth.mutator import mutate
+from tests.integration.conftest import postgres_database  # noqa: F401
+from tests.live_service import ROOT, live_key, live_service
+
+CHROMIUM = Path(os.environ.get("BJAUDIT_TEST_CHROMIUM", "/usr/bin/chromium"))  # Debian's, from `make install`
+RESULTS = ROOT / "test-results" / "browser"
+VIEWPORT = {"width": 1280, "height": 800}
+SEEDED = 150
+ERROR_RATE = 0.45
+SEED = 20261203
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def browser_required() -> bool:
+    return os.environ.get("BJAUDIT_REQUIRE_BROWSER", "") not in ("", "0", "false", "no")
+
+
+def _unavailable(reason: str) -> None:
+    if browser_required():
+        pytest.fail(reason + " (BJAUDIT_REQUIRE_BROWSER=1; `make install` installs it)", pytrace=False)
+    pytest.skip(reason + " (`make install` installs it; BJAUDIT_REQUIRE_BROWSER=1 makes this a failure)")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, launched once for the session."""
+    if not CHROMIUM.exists():
+        _unavailable(f"no browser: {CHROMIUM} is missing (Debian's chromium package)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _unavailable(f"no browser driver: Playwright for Python cannot be imported ({exc})")
+    with sync_playwright() as pw:
+        # Playwright's own launch flags already keep Chromium off the network (no background networking,
+        # component updates, sync or first-run pages) and without its sandbox (these tests may run as root).
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class Live:
+    """A live service with seeded rounds."""
+
+    base: str
+    key: str
+    database: str
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    """The seeded records, as submitted."""
+    with_findings: list[str] = field(default_factory=list)
+    """Round IDs of the seeded rounds the service found violations in."""
+
+    def get(self, path: str, **params: Any) -> httpx.Response:
+        answer = httpx.get(
+            self.base + path, params=params, headers={"Authorization": f"Bearer {self.key}"}, timeout=30
+        )
+        answer.raise_for_status()
+        return answer
+
+
+def seeded_rounds(n: int = SEEDED, seed: int = SEED, now: datetime | None = None) -> list[dict[str, Any]]:
+    """``n`` generated New Jersey rounds, about :data:`ERROR_RATE` of them with one injected error, played one
+    after the other over the days before ``now`` (so that the reports' days have rounds)."""
+    now = (now or datetime.now(UTC)).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+    rng = random.Random(f"browser:{seed}")
+    out = []
+    for i, rnd in enumerate(generate_rounds(n, seed, "US-NJ")):
+        if rng.random() < ERROR_RATE:
+            mutated = mutate(rnd, rng)
+            rnd = mutated[0] if mutated is not None else rnd
+        played = now - timedelta(minutes=53 * (n - i))
+        rnd["played_at"] = played.astimezone(NEW_YORK).isoformat()
+        out.append(rnd)
+    return out
+
+
+def seed(live: Live) -> None:
+    headers = {"Authorization": f"Bearer {live.key}", "Content-Type": "application/json"}
+    with httpx.Client(base_url=live.base, headers=headers, timeout=30) as client:
+        for rnd in seeded_rounds():
+            answer = client.post("/v1/rounds", content=orjson.dumps(rnd))
+            assert answer.status_code == 201, answer.text
+            live.rounds.append(rnd)
+            if answer.json()["verdict"] == "violations":
+                live.with_findings.append(rnd["round_id"])
+    assert len(live.with_findings) > SEEDED * ERROR_RATE / 2, "too few seeded rounds with findings"
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """A live service on a new, seeded database of each kind."""
+    workdir = tmp_path_factory.mktemp(f"browser-{request.param}")
+    if request.param == "sqlite":
+        url = f"sqlite:///{workdir / 'live.sqlite3'}"
+    else:
+        url = request.getfixturevalue("postgres_database")("ui")
+    with live_service(workdir, {"DATABASE_URL": url}) as (base, _):
+        service = Live(base=base, key=live_key(workdir), database=request.param)
+        seed(service)
+        yield service
+
+
+_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Keep each phase's report on the item, for the fixtures to see whether the test failed."""
+    report = yield
+    item.stash.setdefault(_REPORTS, {})[report.when] = report
+    return report
+
+
+def _folder(name: str) -> Path:
+    """A test's screenshot folder: ``test_flow[sqlite]`` -> ``test-results/browser/test_flow-sqlite``."""
+    return RESULTS / re.sub(r"[^\w.-]+", "-", name).strip("-")
+
+
+@dataclass
+class Workbench:
+    """One test's browser page onto the live service, with its screenshots and what went wrong in the page."""
+
+    page: Any
+    live: Live
+    folder: Path
+    problems: list[str] = field(default_factory=list)
+    """Console errors (a resource the Content-Security-Policy refused among them), uncaught exceptions, failed
+    requests."""
+    shots: int = 0
+
+    def shot(self, step: str) -> Path:
+        """Save the whole page as ``NN-<step>.png`` in the test's folder."""
+        self.shots += 1
+        path = self.folder / f"{self.shots:02d}-{step}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def url(self, path: str) -> str:
+        return self.live.base + path
+
+    def log_in(self, key: str | None = None) -> None:
+        """Log in through the login form, with the service's first key unless another is given."""
+        self.page.goto(self.url("/ui/login"))
+        self.page.fill("input[name=key]", key or self.live.key)
+        self.shot("login")
+        with self.page.expect_navigation():
+            self.page.click("#login")
+
+
+@pytest.fixture
+def ui(browser: Any, live: Live, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    """A new browser context and page for the test, onto :func:`live`."""
+    folder = _folder(request.node.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.tracing.start(screenshots=True, snapshots=True)
+    page = context.new_page()
+    bench = Workbench(page=page, live=live, folder=folder)
+
+    def failed_request(r: Any) -> None:
+        if not (r.failure == "net::ERR_ABORTED" and r.resource_type == "document"):  # (a link that downloads)
+            bench.problems.append(f"request failed: {r.method} {r.url}: {r.failure}")
+
+    page.on("console", lambda m: bench.problems.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda exc: bench.problems.append(f"uncaught: {exc}"))
+    page.on("requestfailed", failed_request)
+    try:
+        yield bench
+    finally:
+        reports = request.node.stash.get(_REPORTS, {})
+        if any(r.failed for r in reports.values()):
+            try:
+                page.screenshot(path=str(folder / "failed.png"), full_page=True)
+            finally:
+                context.tracing.stop(path=str(folder / "trace.zip"))
+        else:
+            context.tracing.stop()
+        context.close()
