@@ -283,3 +283,27 @@ def test_the_command_line_reaudits_resumes_and_reports(client: TestClient, datab
     assert again.returncode == 0 and json.loads(again.stdout)["counts"] == status["counts"]
     unknown = bjaudit("--resume", "ra_000000000000000000000000")
     assert unknown.returncode == 2 and "No re-audit" in unknown.stderr
+
+
+def test_the_round_page_shows_every_audit_and_the_finding_withdrawn(
+    client: TestClient, settings: Settings
+) -> None:
+    from tests.html_tree import parse
+
+    corrected_table(client)
+    finished(client, reaudit(client, {"reason": "registration corrected"})["reaudit_id"])
+    # The workbench, logged in with the same key (the login form's CSRF token first).
+    login = parse(client.get("/ui/login").text)
+    csrf = login.one("form", id="login-form").one("input", attrs={"name": "csrf"}).get("value")
+    key = client.headers["authorization"].removeprefix("Bearer ")
+    done = client.post("/ui/login", data={"key": key, "csrf": csrf, "next": "/ui"}, follow_redirects=False)
+    assert done.status_code == 303, done.text
+    page = parse(client.get("/ui/rounds/R-1").text)
+    audits = page.one("section", id="audits").all("li", cls="audit")
+    assert [a.get("data-audit-no") for a in audits] == ["1", "2"]
+    assert "violations" in audits[0].text and "compliant" in audits[1].text
+    (removed,) = audits[1].all(cls="removed")
+    assert removed.get("data-rule") == SOFT_17
+    assert audits[1].all(cls="added") == []
+    # The page's findings are the latest audit's: none at any event.
+    assert page.one("ol", id="timeline").all(cls="finding") == []
