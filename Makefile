@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch profile worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-http bench-batch profile profile-submit profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium
 
 $(STAMP): pyproject.toml
@@ -50,6 +50,14 @@ bench: $(STAMP)
 ## Where the time of a round goes (cProfile over read + audit + encode): docs/performance.md
 profile: $(STAMP)
 	$(PY) -m bench.profile_round
+
+## The same with the database, on PostgreSQL (BJAUDIT_TEST_POSTGRES_URL): POST /v1/rounds through the ASGI app, and
+## batch chunks (process_chunk); CPU per round, then shares under cProfile (bench/profile_paths.py)
+profile-submit: $(STAMP)
+	$(PY) -m bench.profile_paths submit
+
+profile-chunk: $(STAMP)
+	$(PY) -m bench.profile_paths chunk
 
 ## The HTTP service on PostgreSQL under load (concurrency 1, 16, 64), beside a trivial endpoint
 bench-http: $(STAMP)
