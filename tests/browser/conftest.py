@@ -10,8 +10,8 @@ injected error (app/synth/mutator.py), so that they have findings.
 Chromium or Playwright missing: the tests are skipped, unless BJAUDIT_REQUIRE_BROWSER=1 (.ci/run), where they fail.
 
 Screenshots: ``test-results/browser/<test>/NN-<step>.png`` at the repository root (emptied when the test starts),
-taken where a test calls ``ui.shot(step)``; a failed test also leaves ``failed.png`` (the page as it was) and
-``trace.zip`` (``.venv/bin/playwright show-trace trace.zip`` replays it).
+taken where a test calls ``ui.shot(step)``; a failed test (or an expected failure) also leaves ``failed.png`` (the
+page as it was) and ``trace.zip`` (``.venv/bin/playwright show-trace trace.zip`` replays it).
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ import random
 import re
 import shutil
 from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -80,11 +82,16 @@ class Live:
 
     base: str
     key: str
-    database: str
     rounds: list[dict[str, Any]] = field(default_factory=list)
     """The seeded records, as submitted."""
     with_findings: list[str] = field(default_factory=list)
-    """Round IDs of the seeded rounds the service found violations in."""
+    """Round IDs of the seeded rounds the service found violations in, in the order played."""
+    audits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The service's audit of each seeded round, by round ID, as it answered the submission."""
+
+    def at_an_event(self, round_ids: list[str]) -> str:
+        """The first of ``round_ids`` with a finding at an event (not only findings of absences)."""
+        return next(r for r in round_ids if any(f["event"] is not None for f in self.audits[r]["findings"]))
 
     def get(self, path: str, **params: Any) -> httpx.Response:
         answer = httpx.get(
@@ -117,9 +124,19 @@ def seed(live: Live) -> None:
             answer = client.post("/v1/rounds", content=orjson.dumps(rnd))
             assert answer.status_code == 201, answer.text
             live.rounds.append(rnd)
+            live.audits[rnd["round_id"]] = answer.json()
             if answer.json()["verdict"] == "violations":
                 live.with_findings.append(rnd["round_id"])
     assert len(live.with_findings) > SEEDED * ERROR_RATE / 2, "too few seeded rounds with findings"
+
+
+@contextmanager
+def serving(workdir: Path, url: str, env: dict[str, str] | None = None) -> Iterator[Live]:
+    """A live service on the new database ``url``, seeded."""
+    with live_service(workdir, {"DATABASE_URL": url, **(env or {})}) as (base, _):
+        service = Live(base=base, key=live_key(workdir))
+        seed(service)
+        yield service
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -130,9 +147,17 @@ def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         url = f"sqlite:///{workdir / 'live.sqlite3'}"
     else:
         url = request.getfixturevalue("postgres_database")("ui")
-    with live_service(workdir, {"DATABASE_URL": url}) as (base, _):
-        service = Live(base=base, key=live_key(workdir), database=request.param)
-        seed(service)
+    with serving(workdir, url) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def live_anonymous(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """A live service (SQLite) whose workbench needs no login from a loopback client (BJAUDIT_DEV_ANONYMOUS)."""
+    workdir = tmp_path_factory.mktemp("browser-anonymous")
+    with serving(
+        workdir, f"sqlite:///{workdir / 'live.sqlite3'}", {"BJAUDIT_DEV_ANONYMOUS": "true"}
+    ) as service:
         yield service
 
 
@@ -162,15 +187,15 @@ class Workbench:
     live: Live
     folder: Path
     problems: list[str] = field(default_factory=list)
-    """Console errors (a resource the Content-Security-Policy refused among them), uncaught exceptions, failed
-    requests."""
+    """Answers of 400 and more, console errors (a resource the Content-Security-Policy refused among them),
+    uncaught exceptions, failed requests."""
     shots: int = 0
 
-    def shot(self, step: str) -> Path:
-        """Save the whole page as ``NN-<step>.png`` in the test's folder."""
+    def shot(self, step: str, *, full_page: bool = True) -> Path:
+        """Save the page (the whole page, or what the window shows) as ``NN-<step>.png`` in the test's folder."""
         self.shots += 1
         path = self.folder / f"{self.shots:02d}-{step}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        self.page.screenshot(path=str(path), full_page=full_page)
         return path
 
     def url(self, path: str) -> str:
@@ -185,9 +210,9 @@ class Workbench:
             self.page.click("#login")
 
 
-@pytest.fixture
-def ui(browser: Any, live: Live, request: pytest.FixtureRequest) -> Iterator[Workbench]:
-    """A new browser context and page for the test, onto :func:`live`."""
+@contextmanager
+def browsing(browser: Any, live: Live, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    """A new browser context and page for the test, onto ``live``."""
     folder = _folder(request.node.name)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -200,14 +225,24 @@ def ui(browser: Any, live: Live, request: pytest.FixtureRequest) -> Iterator[Wor
         if not (r.failure == "net::ERR_ABORTED" and r.resource_type == "document"):  # (a link that downloads)
             bench.problems.append(f"request failed: {r.method} {r.url}: {r.failure}")
 
-    page.on("console", lambda m: bench.problems.append(f"console: {m.text}") if m.type == "error" else None)
+    def answered(r: Any) -> None:
+        # (Chromium asks for /favicon.ico by itself; the pages name no icon)
+        if r.status >= 400 and urlsplit(r.url).path != "/favicon.ico":
+            bench.problems.append(f"{r.status} {r.request.method} {r.url}")
+
+    def console(m: Any) -> None:
+        if m.type == "error" and not m.text.startswith("Failed to load resource"):  # (answered() has its URL)
+            bench.problems.append(f"console: {m.text}")
+
+    page.on("console", console)
     page.on("pageerror", lambda exc: bench.problems.append(f"uncaught: {exc}"))
     page.on("requestfailed", failed_request)
+    page.on("response", answered)
     try:
         yield bench
     finally:
         reports = request.node.stash.get(_REPORTS, {})
-        if any(r.failed for r in reports.values()):
+        if any(r.failed or hasattr(r, "wasxfail") for r in reports.values()):
             try:
                 page.screenshot(path=str(folder / "failed.png"), full_page=True)
             finally:
@@ -215,3 +250,17 @@ def ui(browser: Any, live: Live, request: pytest.FixtureRequest) -> Iterator[Wor
         else:
             context.tracing.stop()
         context.close()
+
+
+@pytest.fixture
+def ui(browser: Any, live: Live, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    """The test's page onto :func:`live`."""
+    with browsing(browser, live, request) as bench:
+        yield bench
+
+
+@pytest.fixture
+def ui_anonymous(browser: Any, live_anonymous: Live, request: pytest.FixtureRequest) -> Iterator[Workbench]:
+    """The test's page onto :func:`live_anonymous`."""
+    with browsing(browser, live_anonymous, request) as bench:
+        yield bench

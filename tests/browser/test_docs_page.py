@@ -1,6 +1,7 @@
 """The browser tests' own check, on a page that needs no workbench: the API's documentation page (Swagger UI, served
 by the service itself without a CDN, under a Content-Security-Policy that allows its inline script by hash) loads
-its files and runs its script in headless Chromium, with nothing refused or failing in the page."""
+its files and runs its script in headless Chromium, with nothing refused or failing in the page. (On SQLite only: the
+page reads no database.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from playwright.sync_api import expect
 from tests.browser.conftest import Workbench
 
 
-def test_the_documentation_page_runs_its_script_with_nothing_refused(ui: Workbench) -> None:
+def test_the_documentation_page_runs_its_script_with_nothing_refused(ui_anonymous: Workbench) -> None:
+    ui = ui_anonymous
     page = ui.page
     assets: list[tuple[str, int]] = []
     page.on("response", lambda r: assets.append((r.url, r.status)) if "/docs/assets/" in r.url else None)
@@ -33,7 +35,8 @@ def test_the_documentation_page_runs_its_script_with_nothing_refused(ui: Workben
     reason="the /docs page cannot render the API: swagger-ui-bundle 1.1.0 ships Swagger UI 4.15.5, which reads "
     "OpenAPI 3.0 only, and the document is OpenAPI 3.1.0 ('Unable to render this definition')",
 )
-def test_the_documentation_page_shows_the_api(ui: Workbench) -> None:
+def test_the_documentation_page_shows_the_api(ui_anonymous: Workbench) -> None:
+    ui = ui_anonymous
     page = ui.page
     page.goto(ui.url("/docs"))
     title = page.locator(".information-container h2.title")
