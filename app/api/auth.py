@@ -5,12 +5,18 @@ Every route declares what it needs with one of the dependencies below (:data:`Su
 that declares nothing, and writes each route's scopes into the OpenAPI document (``x-bjaudit-scopes``).
 
 The key is looked up on every request (one indexed query: on PostgreSQL on the async pool, elsewhere in the unit
-of work), so a revocation takes effect at once, in every process. The source a request acts for is its key's: the
+of work), so a revocation takes effect at once, in every process. One exception, the hot path: ``POST /v1/rounds``
+on PostgreSQL takes a key this process has found in force before without looking it up again, because its one
+statement stores the round only if the key is still not revoked, in the statement's own snapshot
+(:data:`app.store.pg.INSERT_ROUND_KEYED`); every other answer to such a request (an error, a replay) looks the key
+up first (:meth:`Authenticator.recheck`). So a revocation still takes effect at once, in every process, and the
+submission saves a round trip. The source a request acts for is its key's: the
 ``X-Bjaudit-Source`` header of earlier versions is no longer trusted, and one that names another source is refused.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import math
 import time
@@ -29,9 +35,11 @@ from app.config import Settings
 from app.store import keys as keys_repo
 from app.store.pg import PgRounds
 from app.usecases.errors import Forbidden, RateLimited, Unauthenticated
-from app.usecases.keys import SCOPES, Principal, key_id_of, principal_of
+from app.usecases.keys import SCOPES, Principal, digest, key_id_of, principal_of
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="bjaudit"'}
+KNOWN_KEYS = 10_000
+"""Most keys a process remembers as found in force (then it forgets them all and looks them up again)."""
 ANONYMOUS_LABEL = "anonymous (development, loopback)"
 
 
@@ -67,8 +75,13 @@ class Authenticator:
             if self.limits or self.failures
             else None
         )
+        self._known: dict[str, tuple[str, Principal]] = {}
+        """key_id -> (the key's SHA-256, its caller), for keys a lookup in this process found in force."""
 
-    async def principal(self, request: Request) -> Principal:
+    async def principal(self, request: Request, known: bool = False) -> Principal:
+        """The caller of a request, its key looked up; ``known``: on PostgreSQL, a key found in force before is
+        taken without a lookup, and the request remembers it (:meth:`not_looked_up`): only a use case that checks
+        the key in its own statement may ask for that."""
         header = request.headers.get("authorization")
         if header is None:
             if self.settings.dev_anonymous and is_loopback(request.client.host if request.client else None):
@@ -85,14 +98,37 @@ class Authenticator:
             raise Unauthenticated(
                 "The Authorization header is not 'Bearer <bjaudit API key>'.", headers=CHALLENGE
             )
+        if known and self.pg is not None:
+            seen = self._known.get(key_id)
+            if seen is not None and hmac.compare_digest(seen[0], digest(token)):
+                request.state.key_not_looked_up = key_id
+                return seen[1]
+        request.state.key_not_looked_up = None
         row = await (
             self.pg.find_key(key_id) if self.pg is not None else self.uow.read(keys_repo.find, key_id)
         )
         who = principal_of(row, token)
         if who is None:
+            self._known.pop(key_id, None)
             await self.count_failure(request)
             raise Unauthenticated("The API key is unknown or revoked.", headers=CHALLENGE)
+        if self.pg is not None and row is not None:
+            if len(self._known) >= KNOWN_KEYS:
+                self._known.clear()
+            self._known[key_id] = (row.secret_sha256, who)
         return who
+
+    @staticmethod
+    def not_looked_up(request: Request) -> str | None:
+        """The key_id of a request let through on a known key without a lookup (``principal(known=True)``)."""
+        key_id: str | None = getattr(request.state, "key_not_looked_up", None)
+        return key_id
+
+    async def recheck(self, request: Request) -> None:
+        """Before any answer not given by a statement that checked the key: look up now the key of a request let
+        through without a lookup (401 if it was revoked since)."""
+        if self.not_looked_up(request) is not None:
+            await self.principal(request)
 
     async def count_failure(self, request: Request) -> None:
         """Count a wrong key from the request's address (the API's, the workbench's login): 429 over the limit."""
@@ -127,13 +163,21 @@ def _async_storage(uri: str) -> str:
     return uri if uri.startswith("async+") else "async+" + uri
 
 
-def _require(*scopes: str) -> Callable[..., Any]:
+def _require(*scopes: str, known: bool = False) -> Callable[..., Any]:
     needs = " or ".join(repr(s) for s in scopes)
 
     async def caller(request: Request) -> Principal:
         auth: Authenticator = request.app.state.auth
-        who = await auth.principal(request)
+        who = await auth.principal(request, known)
         request.state.principal = who
+        try:
+            await _allowed(request, auth, who)
+        except Exception:
+            await auth.recheck(request)
+            raise
+        return who
+
+    async def _allowed(request: Request, auth: Authenticator, who: Principal) -> None:
         if not who.scopes.intersection(scopes):
             raise Forbidden(
                 f"This key has the scopes {sorted(who.scopes)}; this route needs {needs}.",
@@ -151,7 +195,6 @@ def _require(*scopes: str) -> Callable[..., Any]:
                 "Drop the header, or use a key of that source.",
             )
         await auth.limit(request, who)
-        return who
 
     caller.bjaudit_scopes = scopes  # type: ignore[attr-defined]
     return caller
@@ -164,6 +207,10 @@ async def _public() -> None:
 _public.bjaudit_scopes = ()  # type: ignore[attr-defined]
 
 Submitter = Annotated[Principal, Depends(_require("submit"))]
+KnownSubmitter = Annotated[Principal, Depends(_require("submit", known=True))]
+"""A submitter whose key may be one found in force before, not looked up again (``POST /v1/rounds``: the route
+passes :meth:`Authenticator.not_looked_up` to the statement that stores, and calls :meth:`Authenticator.recheck`
+before any other answer)."""
 Reader = Annotated[Principal, Depends(_require("read"))]
 Admin = Annotated[Principal, Depends(_require("admin"))]
 SubmitterOrReader = Annotated[Principal, Depends(_require("submit", "read"))]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -27,10 +28,12 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
+from sqlalchemy.dialects import postgresql
 
 from app.store import chain
 from app.store import keys as keys_repo
 from app.store.db import DatabaseTimeout
+from app.store.models import api_keys_table as K
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
 from app.store.rounds import Stored
@@ -40,6 +43,10 @@ T = TypeVar("T")
 
 class PoolTimeout(psycopg.OperationalError):
     """No connection became free within the pool timeout (answered 503, like a database that cannot be reached)."""
+
+
+class KeyRevoked(Exception):
+    """The API key a submission was let through on was revoked before its statement ran: nothing was stored."""
 
 
 _ROUND_COLUMNS = [c.name for c in R.c if c.name != "id"]
@@ -63,6 +70,24 @@ INSERT_ROUND = (
 """The round, its findings (a JSON array of :func:`app.store.rounds.finding_rows`; the round's own columns are
 taken from the inserted round) and its entry in its source's hash chain (:data:`app.store.chain.PG_APPEND_CTES`) in
 one statement; the new round's id, or no row when its key is taken (then nothing is written)."""
+
+# Parameters in a SELECT list need their types; no length (an explicit cast to varchar(n) would truncate where the
+# insert refuses a value too long).
+_PG = postgresql.dialect()  # type: ignore[no-untyped-call]
+_PG_COLUMN_TYPES = {c.name: re.sub(r"\(\d+\)", "", c.type.compile(dialect=_PG)) for c in R.c}
+INSERT_ROUND_KEYED = INSERT_ROUND.replace(
+    f"VALUES ({', '.join(f'%({c})s' for c in _ROUND_COLUMNS)}) ",
+    f"SELECT {', '.join(f'%({c})s::{_PG_COLUMN_TYPES[c]}' for c in _ROUND_COLUMNS)} "
+    f"WHERE EXISTS (SELECT 1 FROM {K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL) ",
+).replace(
+    "SELECT id FROM r",
+    "SELECT (SELECT id FROM r), EXISTS (SELECT 1 FROM r) OR EXISTS (SELECT 1 FROM "
+    f"{K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL)",
+)
+""":data:`INSERT_ROUND` for a request whose API key was not looked up (:mod:`app.api.auth`, the submitter's known
+keys): the round is inserted only if the key is not revoked, in the statement's own snapshot, so that a revocation
+committed before it takes effect at once; one row: the new round's id (NULL when nothing was inserted) and whether
+the key is still in force."""
 
 _STORED = (
     f"SELECT id, record_sha256, audit FROM {R.name} WHERE round_id = %s AND source = %s AND jurisdiction = %s"
@@ -116,10 +141,13 @@ class PgRounds:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[AsyncConnection[Any]]:
-        try:
-            await asyncio.wait_for(self._slots.acquire(), self.timeout)
-        except TimeoutError:
-            raise PoolTimeout(f"no database connection became free within {self.timeout:g} s") from None
+        if self._slots.locked():
+            try:
+                await asyncio.wait_for(self._slots.acquire(), self.timeout)
+            except TimeoutError:
+                raise PoolTimeout(f"no database connection became free within {self.timeout:g} s") from None
+        else:  # a free slot: taken at once, without wait_for's task and timer
+            await self._slots.acquire()
         conn: AsyncConnection[Any] | None = None
         try:
             conn = self._idle.pop() if self._idle else await self._connect()
@@ -182,21 +210,30 @@ class PgRounds:
             await conn.close()
 
     async def insert_round(
-        self, values: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]
+        self, values: Mapping[str, Any], findings: Sequence[Mapping[str, Any]], key_id: str | None = None
     ) -> int | None:
         """Insert a round and its findings, and append it to its source's chain; the round's primary key, or
         ``None`` when (round_id, source, jurisdiction) is already taken (nothing is inserted then). Race-safe: the
-        unique constraint decides."""
+        unique constraint decides. ``key_id``: the API key the request was let through on without a lookup; if it
+        is revoked nothing is inserted and :class:`KeyRevoked` is raised."""
         params = {
             **values,
             "findings": orjson.dumps(findings).decode(),
             **chain.pg_append_params(chain.round_content(values)),
         }
+        if key_id is not None:
+            params["api_key_id"] = key_id
 
         async def work(conn: AsyncConnection[Any]) -> Any:
-            return await (await conn.execute(INSERT_ROUND, params)).fetchone()
+            return await (
+                await conn.execute(INSERT_ROUND if key_id is None else INSERT_ROUND_KEYED, params)
+            ).fetchone()
 
         row = await self._do(work)
+        if key_id is not None:
+            if not row[1]:
+                raise KeyRevoked(key_id)
+            return None if row[0] is None else int(row[0])
         return None if row is None else int(row[0])
 
     async def stored_submission(self, round_id: str, source: str, jurisdiction: str) -> Stored | None:

@@ -239,10 +239,11 @@ def submit_round(session: Session, record: bytes, source: str) -> Submitted:
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
 
 
-async def submit_round_pg(pg: PgRounds, record: bytes, source: str) -> Submitted:
+async def submit_round_pg(pg: PgRounds, record: bytes, source: str, key_id: str | None = None) -> Submitted:
     """:func:`submit_round` on PostgreSQL without a session: the round and its findings in one statement (one
     round trip, atomic), the elections lookup only for a round without ``table.rules``, the stored submission
-    read only on a duplicate."""
+    read only on a duplicate. ``key_id``: the caller's API key, not looked up yet: the statement stores the round
+    only if the key is in force (else :class:`app.store.pg.KeyRevoked`)."""
     digest = hashlib.sha256(record).hexdigest()
     rnd = read_round(record)
     elections = (
@@ -254,7 +255,7 @@ async def submit_round_pg(pg: PgRounds, record: bytes, source: str) -> Submitted
     )
     done = audit_read(rnd, elections)
     findings = repo.finding_rows(0, done.result.get("findings", ()), source, rnd)
-    pk = await pg.insert_round(round_row(done, record, digest, source), findings)
+    pk = await pg.insert_round(round_row(done, record, digest, source), findings, key_id)
     if pk is None:
         return replayed(
             await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest

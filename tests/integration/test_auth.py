@@ -291,6 +291,41 @@ def test_revocation_takes_effect_at_once(anon: TestClient, database_url: str) ->
     )
 
 
+def test_a_revocation_in_one_process_takes_effect_at_once_in_another(
+    database_url: str, engine: Engine
+) -> None:
+    """Two service processes on one database: once one has revoked a key, the other refuses it on its next request,
+    whatever the request (on PostgreSQL a submission takes a key it found in force before without a lookup: its
+    statement checks the key, and every other answer looks it up)."""
+    key = make_key(database_url, "casino-rv", ["submit", "read"], fresh=True)
+    key_id = key.split("_")[1]
+    admin = bearer(database_url, "casino-rv", ["admin"])
+    settings = Settings(database_url=database_url, embedded_workers=0)
+    with (
+        TestClient(create_app(settings), raise_server_exceptions=False) as one,
+        TestClient(create_app(settings), raise_server_exceptions=False) as other,
+    ):
+        sends = {"Authorization": f"Bearer {key}", **JSON}
+        for n in range(3):  # the first looks the key up, the others may not
+            assert one.post("/v1/rounds", content=_round(f"RV-{n}"), headers=sends).status_code == 201
+        assert other.delete(f"/v1/keys/{key_id}", headers=admin).status_code == 200
+        _problem(one.post("/v1/rounds", content=_round("RV-new"), headers=sends), 401)
+        _problem(one.post("/v1/rounds", content=_round("RV-0"), headers=sends), 401)  # a replay
+        _problem(one.post("/v1/rounds", content=_round("RV-0", wager=500), headers=sends), 401)  # a conflict
+        _problem(one.post("/v1/rounds", content=b'{"round_id": 1}', headers=sends), 401)  # a record refused
+        _problem(one.post("/v1/rounds", content=b"x", headers={**sends, "Content-Type": "text/plain"}), 401)
+        _problem(
+            one.post("/v1/rounds", content=_round("RV-src"), headers={**sends, "X-Bjaudit-Source": "x"}), 401
+        )
+        _problem(one.get("/v1/rounds/RV-0", headers=sends), 401)
+    with engine.connect() as conn:
+        stored = conn.execute(text("SELECT count(*) FROM rounds WHERE source = 'casino-rv'")).scalar_one()
+        chained = conn.execute(
+            text("SELECT count(*) FROM chain_entries WHERE source = 'casino-rv'")
+        ).scalar_one()
+    assert (stored, chained) == (3, 3)
+
+
 def test_an_admin_key_manages_only_its_own_sources_keys(anon: TestClient, database_url: str) -> None:
     admin_a = bearer(database_url, "casino-a", ["admin"])
     other = make_key(database_url, "casino-b", ["read"], fresh=True)
