@@ -3,9 +3,8 @@
 downloads a browser of its own here (docs/testing.md says why Playwright and not Selenium).
 
 One browser per session; a new context (cookies, storage) per test, 1280 x 800. The service runs on a new SQLite
-database and on a new PostgreSQL database (per test module), seeded through ``POST /v1/rounds`` with
-:data:`SEEDED` generated New Jersey rounds played in the last days, about :data:`ERROR_RATE` of them with one
-injected error (app/synth/mutator.py), so that they have findings.
+database and on a new PostgreSQL database (per test module), seeded with generated rounds, many with findings
+(tests/browser/service.py).
 
 Chromium or Playwright missing: the tests are skipped, unless BJAUDIT_REQUIRE_BROWSER=1 (.ci/run), where they fail.
 
@@ -17,34 +16,24 @@ page as it was) and ``trace.zip`` (``.venv/bin/playwright show-trace trace.zip``
 from __future__ import annotations
 
 import os
-import random
 import re
 import shutil
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-from zoneinfo import ZoneInfo
 
-import httpx
-import orjson
 import pytest
 
-from app.synth.generator import generate_rounds
-from app.synth.mutator import mutate
+from tests.browser.service import Live, serving
 from tests.integration.conftest import postgres_database  # noqa: F401
-from tests.live_service import ROOT, live_key, live_service
+from tests.live_service import ROOT
 
 CHROMIUM = Path(os.environ.get("BJAUDIT_TEST_CHROMIUM", "/usr/bin/chromium"))  # Debian's, from `make install`
 RESULTS = ROOT / "test-results" / "browser"
 VIEWPORT = {"width": 1280, "height": 800}
-SEEDED = 150
-ERROR_RATE = 0.45
-SEED = 20261203
-NEW_YORK = ZoneInfo("America/New_York")
 
 
 def browser_required() -> bool:
@@ -74,69 +63,6 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
-
-
-@dataclass
-class Live:
-    """A live service with seeded rounds."""
-
-    base: str
-    key: str
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    """The seeded records, as submitted."""
-    with_findings: list[str] = field(default_factory=list)
-    """Round IDs of the seeded rounds the service found violations in, in the order played."""
-    audits: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The service's audit of each seeded round, by round ID, as it answered the submission."""
-
-    def at_an_event(self, round_ids: list[str]) -> str:
-        """The first of ``round_ids`` with a finding at an event (not only findings of absences)."""
-        return next(r for r in round_ids if any(f["event"] is not None for f in self.audits[r]["findings"]))
-
-    def get(self, path: str, **params: Any) -> httpx.Response:
-        answer = httpx.get(
-            self.base + path, params=params, headers={"Authorization": f"Bearer {self.key}"}, timeout=30
-        )
-        answer.raise_for_status()
-        return answer
-
-
-def seeded_rounds(n: int = SEEDED, seed: int = SEED, now: datetime | None = None) -> list[dict[str, Any]]:
-    """``n`` generated New Jersey rounds, about :data:`ERROR_RATE` of them with one injected error, played one
-    after the other over the days before ``now`` (so that the reports' days have rounds)."""
-    now = (now or datetime.now(UTC)).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
-    rng = random.Random(f"browser:{seed}")
-    out = []
-    for i, rnd in enumerate(generate_rounds(n, seed, "US-NJ")):
-        if rng.random() < ERROR_RATE:
-            mutated = mutate(rnd, rng)
-            rnd = mutated[0] if mutated is not None else rnd
-        played = now - timedelta(minutes=53 * (n - i))
-        rnd["played_at"] = played.astimezone(NEW_YORK).isoformat()
-        out.append(rnd)
-    return out
-
-
-def seed(live: Live) -> None:
-    headers = {"Authorization": f"Bearer {live.key}", "Content-Type": "application/json"}
-    with httpx.Client(base_url=live.base, headers=headers, timeout=30) as client:
-        for rnd in seeded_rounds():
-            answer = client.post("/v1/rounds", content=orjson.dumps(rnd))
-            assert answer.status_code == 201, answer.text
-            live.rounds.append(rnd)
-            live.audits[rnd["round_id"]] = answer.json()
-            if answer.json()["verdict"] == "violations":
-                live.with_findings.append(rnd["round_id"])
-    assert len(live.with_findings) > SEEDED * ERROR_RATE / 2, "too few seeded rounds with findings"
-
-
-@contextmanager
-def serving(workdir: Path, url: str, env: dict[str, str] | None = None) -> Iterator[Live]:
-    """A live service on the new database ``url``, seeded."""
-    with live_service(workdir, {"DATABASE_URL": url, **(env or {})}) as (base, _):
-        service = Live(base=base, key=live_key(workdir))
-        seed(service)
-        yield service
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

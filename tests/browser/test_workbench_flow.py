@@ -13,7 +13,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import SEEDED, Workbench
+from tests.browser.conftest import Workbench
+from tests.browser.service import SEEDED
 
 PAGE_SIZE = 50  # the search page's rounds per page (docs/workbench.md)
 
