@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck bench bench-http bench-batch profile profile-submit profile-chunk worker openapi migrate clean install mutation fuzz-api \
-	chromium
+	chromium screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,10 @@ mutation: $(STAMP)
 FUZZ_EXAMPLES ?= 200
 fuzz-api: $(STAMP)
 	BJAUDIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/integration/test_schemathesis.py
+
+## The README's pictures of the workbench (docs/images/workbench-*.png), from a seeded service in headless Chromium
+screenshots: $(STAMP) $(CHROMIUM)
+	$(PY) -m tools.screenshots
 
 ## Regenerate the committed OpenAPI document (a test fails when the app drifts from it)
 openapi: $(STAMP)
