@@ -12,7 +12,9 @@ from app.domain.checks.words import verb
 from app.domain.rules import Ctx
 from app.domain.state import Trace
 
-ROLES = frozenset({"draw_s17", "draw_h17", "draw_6to5", "draw_hand_dealt", "draw_unknown", "needless_draw"})
+ROLES: frozenset[str] = frozenset(
+    {"draw_s17", "draw_h17", "draw_6to5", "draw_hand_dealt", "draw_unknown", "needless_draw"}
+)
 
 _END = 1 << 30
 

@@ -12,8 +12,10 @@ from app.domain.checks.words import plural
 from app.domain.rules import Ctx
 from app.domain.state import SPLIT_ACE, STOOD, TWENTY_ONE, HandState, Trace
 
-ROLES = frozenset({"double_when", "double_on_21", "double_amount", "das_prohibited_6to5", "das_prohibited"})
-END_ROLES = frozenset({"double_one_card", "double_card_face", "double_card_reveal"})
+ROLES: frozenset[str] = frozenset(
+    {"double_when", "double_on_21", "double_amount", "das_prohibited_6to5", "das_prohibited"}
+)
+END_ROLES: frozenset[str] = frozenset({"double_one_card", "double_card_face", "double_card_reveal"})
 
 
 def on_double(t: Trace, ctx: Ctx, h: HandState, amount: int, i: int) -> bool:

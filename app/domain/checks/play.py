@@ -31,7 +31,7 @@ from app.domain.state import (
     Trace,
 )
 
-ROLES = frozenset(
+ROLES: frozenset[str] = frozenset(
     {
         "hit_over_21",
         "hit_on_21",

@@ -36,7 +36,7 @@ from app.domain.model import Settle
 from app.domain.rules import Ctx
 from app.domain.state import HandState, SeatState, Trace
 
-ROLES = frozenset(
+ROLES: frozenset[str] = frozenset(
     {
         "missing_settlement",
         "settled_twice",

@@ -12,7 +12,9 @@ from app.domain.checks import play
 from app.domain.rules import Ctx
 from app.domain.state import DOUBLED, STOOD, SURRENDERED, HandState, Trace
 
-ROLES = frozenset({"split_pair", "split_amount", "resplit_not_elected", "resplit_limit", "resplit_aces"})
+ROLES: frozenset[str] = frozenset(
+    {"split_pair", "split_amount", "resplit_not_elected", "resplit_limit", "resplit_aces"}
+)
 
 
 def on_split(t: Trace, ctx: Ctx, h: HandState, amount: int, i: int) -> bool:
