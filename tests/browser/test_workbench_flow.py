@@ -1,6 +1,6 @@
 """The auditor's workbench in a browser (issue 10), as an auditor uses it: log in with a key, search for rounds with
 findings, open one, see each finding at its event and the cards on the table, follow a finding to its rule in the
-catalogue, then read the report, its chart and its CSV. The pages are found by the hooks docs/workbench.md lists;
+catalogue, then read the report, its chart and its CSV; a batch's page, logging out, the round page printed. The pages are found by the hooks docs/workbench.md lists;
 what they show is checked against what the API answers for the same data."""
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ import io
 from collections import Counter
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
+import orjson
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Workbench
-from tests.browser.service import SEEDED
+from tests.browser.service import SEED, SEEDED, seeded_rounds
 
 PAGE_SIZE = 50  # the search page's rounds per page (docs/workbench.md)
 
@@ -172,4 +174,36 @@ def test_the_round_page_prints_without_the_navigation_and_the_forms(ui_anonymous
     expect(page.locator("ol#timeline .finding").first).to_be_visible()
     pdf = page.pdf(path=str(ui.folder / "round.pdf"), format="A4")  # what an auditor attaches to a case file
     assert pdf.startswith(b"%PDF")
+    assert ui.problems == []
+
+
+def test_a_batch_page_follows_the_audit_to_its_end_and_links_each_line_to_its_round(
+    ui_anonymous: Workbench,
+) -> None:
+    ui, live = ui_anonymous, ui_anonymous.live
+    rounds = seeded_rounds(12, seed=SEED + 1)
+    for i, rnd in enumerate(rounds):
+        rnd["round_id"] = f"BATCH-{i:03d}"
+    lines = [orjson.dumps(r) for r in rounds] + [b"not json"]
+    answer = httpx.post(
+        f"{live.base}/v1/batches",
+        content=b"\n".join(lines) + b"\n",
+        headers={"Authorization": f"Bearer {live.key}", "Content-Type": "application/x-ndjson"},
+        timeout=30,
+    )
+    assert answer.status_code == 202, answer.text
+    page = ui.page
+    page.goto(ui.url(f"/ui/batches/{answer.json()['batch_id']}"))
+    expect(page.locator("#progress")).to_have_attribute(
+        "data-state", "done", timeout=30_000
+    )  # (it reloads itself)
+    ui.shot("batch")
+    rows = page.locator("table#outcomes tr[data-line]")
+    expect(rows).to_have_count(len(lines))
+    expect(rows.last).to_have_attribute("data-outcome", "rejected")
+    assert page.locator("table#outcomes a.round-link").count() == len(rounds)
+    with page.expect_navigation():
+        page.locator("table#outcomes a.round-link").first.click()
+    expect(page.locator("section#table-view .card").first).to_be_visible()
+    ui.shot("round")
     assert ui.problems == []
