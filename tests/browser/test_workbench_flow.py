@@ -1,7 +1,8 @@
 """The auditor's workbench in a browser (issue 10), as an auditor uses it: log in with a key, search for rounds with
 findings, open one, see each finding at its event and the cards on the table, follow a finding to its rule in the
-catalogue, then read the report, its chart and its CSV; a batch's page, logging out, the round page printed. The pages are found by the hooks docs/workbench.md lists;
-what they show is checked against what the API answers for the same data."""
+catalogue, then read the report, its chart and its CSV; a batch's page, logging out, the round page printed. The
+pages are found by the hooks docs/workbench.md lists; what they show is checked against what the API answers for the
+same data."""
 
 from __future__ import annotations
 
