@@ -22,6 +22,7 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,7 +44,19 @@ def browser_required() -> bool:
 def _unavailable(reason: str) -> None:
     if browser_required():
         pytest.fail(reason + " (BJAUDIT_REQUIRE_BROWSER=1; `make install` installs it)", pytrace=False)
-    pytest.skip(reason + " (`make install` installs it; BJAUDIT_REQUIRE_BROWSER=1 makes this a failure)")
+    pytest.skip(
+        reason + " (`make install` installs it; BJAUDIT_REQUIRE_BROWSER=1 makes this a failure)",
+        allow_module_level=True,
+    )
+
+
+def playwright() -> ModuleType:
+    """``playwright.sync_api``; without it, the test module that asks is skipped (or fails: BJAUDIT_REQUIRE_BROWSER)."""
+    try:
+        import playwright.sync_api as api
+    except ImportError as exc:
+        _unavailable(f"no browser driver: Playwright for Python cannot be imported ({exc})")
+    return api
 
 
 @pytest.fixture(scope="session")
@@ -51,11 +64,7 @@ def browser() -> Iterator[Any]:
     """Headless Chromium, launched once for the session."""
     if not CHROMIUM.exists():
         _unavailable(f"no browser: {CHROMIUM} is missing (Debian's chromium package)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        _unavailable(f"no browser driver: Playwright for Python cannot be imported ({exc})")
-    with sync_playwright() as pw:
+    with playwright().sync_playwright() as pw:
         # Playwright's own launch flags already keep Chromium off the network (no background networking,
         # component updates, sync or first-run pages) and without its sandbox (these tests may run as root).
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)

@@ -6,9 +6,10 @@ page reads no database.)"""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
-from tests.browser.conftest import Workbench
+from tests.browser.conftest import Workbench, playwright
+
+expect = playwright().expect
 
 
 def test_the_documentation_page_runs_its_script_with_nothing_refused(ui_anonymous: Workbench) -> None:

@@ -14,10 +14,11 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import orjson
 import pytest
-from playwright.sync_api import expect
 
-from tests.browser.conftest import Workbench
+from tests.browser.conftest import Workbench, playwright
 from tests.browser.service import SEED, SEEDED, seeded_rounds
+
+expect = playwright().expect
 
 PAGE_SIZE = 50  # the search page's rounds per page (docs/workbench.md)
 
