@@ -52,15 +52,23 @@ UI_CSP = (
 )
 """The workbench (app.api.workbench): its stylesheet, forms to itself; no script at all."""
 
-_COMMON = (
+_BASE = (
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
     (b"cross-origin-resource-policy", b"same-origin"),
 )
+_COMMON = (*_BASE, (b"referrer-policy", b"no-referrer"))
 _API = (*_COMMON, (b"content-security-policy", API_CSP.encode()))
 _V1 = (*_API, (b"cache-control", b"no-store"))
-_UI = (*_COMMON, (b"content-security-policy", UI_CSP.encode()), (b"cache-control", b"no-store"))
+# The workbench's pages: "same-origin", not "no-referrer", which makes browsers send `Origin: null` with the page's
+# own form posts (the Fetch standard's origin serialization), so that its Origin check refused every login. Nothing
+# leaves for another site either way.
+_UI = (
+    *_BASE,
+    (b"referrer-policy", b"same-origin"),
+    (b"content-security-policy", UI_CSP.encode()),
+    (b"cache-control", b"no-store"),
+)
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
 

@@ -3,6 +3,8 @@ problem media type on every error answer, and the headers the routes send."""
 
 from __future__ import annotations
 
+import importlib.resources
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -131,12 +133,16 @@ def install(app: FastAPI) -> None:
     _install_docs(app)
 
 
-def _install_docs(app: FastAPI) -> None:
-    """Swagger UI at /docs from the swagger-ui-bundle package, served by the app itself: the page works offline
-    (FastAPI's default loads it from a CDN, a blank page without the internet)."""
-    import swagger_ui_bundle  # type: ignore[import-untyped]
+def docs_assets() -> Path:
+    """Swagger UI 5 (which reads OpenAPI 3.1, the version FastAPI writes; swagger-ui-bundle's 4.15 reads none of it
+    and showed "Unable to render this definition"), as the fastapi-offline package ships it: its files only."""
+    return Path(str(importlib.resources.files("fastapi_offline") / "static"))
 
-    app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-assets")
+
+def _install_docs(app: FastAPI) -> None:
+    """Swagger UI at /docs, its files served by the app itself: the page works offline (FastAPI's default loads it
+    from a CDN, a blank page without the internet)."""
+    app.mount(DOCS_ASSETS, StaticFiles(directory=docs_assets()), name="docs-assets")
 
     async def docs() -> HTMLResponse:
         return get_swagger_ui_html(
@@ -144,7 +150,7 @@ def _install_docs(app: FastAPI) -> None:
             title=f"{app.title} API",
             swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
             swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon.png",
         )
 
     app.add_api_route(

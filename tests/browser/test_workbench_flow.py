@@ -13,7 +13,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import orjson
-import pytest
 
 from tests.browser.conftest import Workbench, playwright
 from tests.browser.service import SEED, SEEDED, seeded_rounds
@@ -21,14 +20,6 @@ from tests.browser.service import SEED, SEEDED, seeded_rounds
 expect = playwright().expect
 
 PAGE_SIZE = 50  # the search page's rounds per page (docs/workbench.md)
-
-FORMS_REFUSED = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="every form POST of the workbench is refused (403, 'The form was sent from another site (null)'): the "
-    "service answers with Referrer-Policy: no-referrer, under which a browser sends Origin: null with a form's "
-    "POST (Fetch standard), and app/api/workbench.py's _check_origin takes 'null' for another site",
-)
 
 
 def _round_ids(ui: Workbench) -> list[str]:
@@ -116,7 +107,6 @@ def follow_a_finding(ui: Workbench) -> None:
         expect(page.locator(f'#totals td[data-column="{c}"]')).to_have_text(str(summary[c]))
 
 
-@FORMS_REFUSED
 def test_an_auditor_logs_in_finds_a_round_with_a_finding_and_follows_it_to_its_rule_and_the_report(
     ui: Workbench,
 ) -> None:
@@ -137,7 +127,6 @@ def test_the_same_on_a_workbench_that_needs_no_login_from_this_machine(ui_anonym
     assert ui_anonymous.problems == []
 
 
-@FORMS_REFUSED
 def test_logging_out_ends_the_session(ui: Workbench) -> None:
     page = ui.page
     ui.log_in()
@@ -152,7 +141,6 @@ def test_logging_out_ends_the_session(ui: Workbench) -> None:
     assert ui.problems == []
 
 
-@FORMS_REFUSED
 def test_a_wrong_key_is_the_login_form_again_saying_why(ui: Workbench) -> None:
     page = ui.page
     ui.log_in("bja_0000000000000000_not-a-key")

@@ -279,6 +279,9 @@ def test_the_pages_are_html_with_a_strict_policy_and_not_in_the_openapi_document
         assert part in csp
     assert "frame-ancestors 'none'" in csp and "script-src" not in csp
     assert r.headers["cache-control"] == "no-store"
+    # Not "no-referrer": under it browsers send the page's own form posts with `Origin: null`, which the Origin
+    # check refuses as another site's (every login failed in Chromium; tests/browser).
+    assert r.headers["referrer-policy"] == "same-origin"
     css = logged_in.client.get("/ui/static/workbench.css")
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     assert "@media print" in css.text
