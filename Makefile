@@ -5,12 +5,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck bench bench-http bench-batch profile profile-submit profile-chunk worker openapi migrate clean install mutation fuzz-api \
-	chromium screenshots
+	chromium screenshots wheel bench-tree
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	BJAUDIT_COMPILE=0 $(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 ## Debian's chromium for the browser tests (tests/browser), driven by Playwright from the dev extras: installed with
@@ -28,9 +28,31 @@ chromium: $(CHROMIUM)
 
 install: $(STAMP) $(CHROMIUM)
 
-## Set up and run the service on the embedded default (SQLite under ./var), http://127.0.0.1:8000
-run: $(STAMP)
-	$(VENV)/bin/bjaudit serve
+## The compiled build (docs/engine.md): a wheel whose engine (app/domain) is compiled by mypyc, built by .venv
+## (mypy, without build isolation) into build/wheel and installed in $(RUN_VENV) for `make run`, `make worker` and
+## the benchmarks. .venv stays the editable, pure-Python install that the tests and the profiles run.
+RUN_VENV  ?= .venv-run
+RUN_STAMP := $(RUN_VENV)/.installed
+WHEEL_DIR := build/wheel
+WHEEL     := $(WHEEL_DIR)/.built
+APP_FILES := $(shell find app -type f ! -path '*/__pycache__/*' ! -name '*.so')
+$(WHEEL): $(STAMP) setup.py pyproject.toml README.md $(APP_FILES)
+	rm -f $(WHEEL_DIR)/bjaudit-*.whl
+	BJAUDIT_COMPILE=1 $(PY) -m pip wheel --quiet --no-build-isolation --no-deps -w $(WHEEL_DIR) .
+	touch $@
+
+wheel: $(WHEEL)
+
+$(RUN_STAMP): $(WHEEL)
+	test -x $(RUN_VENV)/bin/python || $(PYTHON) -m venv $(RUN_VENV)
+	$(RUN_VENV)/bin/python -m pip install --quiet --force-reinstall --no-deps $(WHEEL_DIR)/bjaudit-*.whl
+	$(RUN_VENV)/bin/python -m pip install --quiet $(WHEEL_DIR)/bjaudit-*.whl
+	touch $@
+
+## Set up and run the service on the embedded default (SQLite under ./var), http://127.0.0.1:8000, with the
+## compiled engine ($(RUN_VENV), above)
+run: $(RUN_STAMP)
+	$(RUN_VENV)/bin/bjaudit serve
 
 ## Set up and run the whole test suite (PostgreSQL tests need a server; see README)
 test: $(STAMP) $(CHROMIUM)
@@ -43,9 +65,23 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+## The benchmarks run what `make run` runs, the compiled wheel in $(RUN_VENV), from build/bench: a copy of bench/
+## beside tests/ and migrations/ but no app/ (which would come first on sys.path). ENGINE=pure: .venv's pure Python.
+ENGINE ?= compiled
+ifeq ($(ENGINE),pure)
+BENCH_ENV := $(STAMP)
+BENCH     := $(PY) -m
+else
+BENCH_ENV := $(RUN_STAMP) bench-tree
+BENCH     := cd build/bench && $(CURDIR)/$(RUN_VENV)/bin/python -m
+endif
+bench-tree:
+	rm -rf build/bench && mkdir -p build/bench && cp -R bench build/bench/
+	ln -s $(CURDIR)/tests $(CURDIR)/migrations $(CURDIR)/alembic.ini build/bench/
+
 ## Rounds audited per second on one core, against parsing and validating the same rounds
-bench: $(STAMP)
-	$(PY) -m bench.audit_throughput
+bench: $(BENCH_ENV)
+	$(BENCH) bench.audit_throughput
 
 ## Where the time of a round goes (cProfile over read + audit + encode): docs/performance.md
 profile: $(STAMP)
@@ -60,8 +96,8 @@ profile-chunk: $(STAMP)
 	$(PY) -m bench.profile_paths chunk
 
 ## The HTTP service on PostgreSQL under load (concurrency 1, 16, 64), beside a trivial endpoint
-bench-http: $(STAMP)
-	$(PY) -m bench.http_ingest
+bench-http: $(BENCH_ENV)
+	$(BENCH) bench.http_ingest
 
 ## Mutation testing of the pure engine against the fast tests (minutes; not part of `make test`): docs/testing.md
 mutation: $(STAMP)
@@ -85,12 +121,12 @@ migrate: $(STAMP)
 	$(VENV)/bin/alembic upgrade head
 
 ## Batch ingest benchmark on PostgreSQL (BJAUDIT_TEST_POSTGRES_URL): 200k rounds end to end vs raw COPY
-bench-batch: $(STAMP)
-	$(PY) -m bench.batch_ingest --rounds 200000
+bench-batch: $(BENCH_ENV)
+	$(BENCH) bench.batch_ingest --rounds 200000
 
 ## A batch worker (PostgreSQL job queue; DATABASE_URL); run one per core
-worker: $(STAMP)
-	$(VENV)/bin/bjaudit worker
+worker: $(RUN_STAMP)
+	$(RUN_VENV)/bin/bjaudit worker
 
 clean:
-	rm -rf $(VENV) var .pytest_cache mutants
+	rm -rf $(VENV) $(RUN_VENV) build var .pytest_cache mutants
