@@ -157,7 +157,8 @@ def test_a_compiled_engine_that_does_not_match_its_sources_is_refused(
     tree = tmp_path / "installed"
     shutil.copytree(compiled, tree, symlinks=True)
     tamper(tree / "app" / "domain")  # type: ignore[operator]
-    for command in ("audit", "serve", "worker"):
+    # Every command for one mismatch (each imports the engine before it does anything); `audit` for the others.
+    for command in ("audit", "serve", "worker") if said.startswith("replay.py") else ("audit",):
         got = _start(tree, command)
         err = got.stderr.decode()
         assert got.returncode == 2, (command, err)
