@@ -58,9 +58,11 @@ def playwright() -> ModuleType:
     return api
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """Headless Chromium, launched once for the session."""
+    """Headless Chromium, launched once for the browser tests. Not for the session: while Playwright's sync API is
+    open, the main thread has a running event loop, and the tests after these that call asyncio.run() would fail
+    ("cannot be called from a running event loop")."""
     if not CHROMIUM.exists():
         _unavailable(f"no browser: {CHROMIUM} is missing (Debian's chromium package)")
     with playwright().sync_playwright() as pw:
