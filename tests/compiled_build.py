@@ -12,12 +12,23 @@ import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "build" / "compiled-engine"
+
+
+def cannot_compile() -> str | None:
+    """Why this machine cannot build the compiled engine (no C compiler, no Python headers), or None."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return f"no C compiler ({cc})"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return "no Python headers (Python.h)"
+    return None
 
 
 def build_key() -> str:
