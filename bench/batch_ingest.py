@@ -143,6 +143,22 @@ def chunk_stats(conninfo: str, batch_id: str) -> str:
     )
 
 
+STORED_TABLES = ("rounds", "findings", "chain_entries", "batch_chunks", "batch_results")
+
+
+def storage(conninfo: str, rounds: int) -> str:
+    """What the stored rounds take on disk (tables with their TOAST and indexes), per round: the capacity model's
+    bytes (docs/performance.md)."""
+    with psycopg.connect(conninfo) as conn:
+        sizes = {}
+        for t in STORED_TABLES:
+            row = conn.execute("SELECT pg_total_relation_size(%s)", (t,)).fetchone()
+            sizes[t] = int(row[0]) if row else 0
+    per = ", ".join(f"{t} {b / max(rounds, 1):,.0f}" for t, b in sizes.items())
+    total = sum(sizes.values())
+    return f"on disk: {total / 2**20:,.0f} MiB, {total / max(rounds, 1):,.0f} bytes a round ({per})"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -266,6 +282,7 @@ def main() -> int:
         print(f"ratio end-to-end / raw COPY: {rate / copy_rate:.2f} (aim >= 0.33)")
         print(f"  server-side: upload start to last chunk committed {st['elapsed_seconds']:.1f} s")
         print("  " + chunk_stats(_libpq(url), st["batch_id"]))
+        print("  " + storage(_libpq(url), c["audited"]))
         cpu = ", ".join(f"{k} {_cpu_seconds(pid) - cpu0[k]:.1f} s" for k, pid in sampler.pids.items())
         print(f"  CPU time: {cpu}; PostgreSQL (all backends) {_postgres_cpu_seconds() - pg_cpu0:.1f} s")
         peaks = ", ".join(f"{k} {v / 1024:.0f} MB" for k, v in sampler.peak.items())
