@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +22,7 @@ from app import api, logs, metrics
 from app.api.auth import Authenticator, is_loopback
 from app.api.deps import SingleRounds, UnitOfWork
 from app.config import Settings, get_settings, libpq_url
+from app.files import create_private
 from app.store import migrate
 from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
@@ -152,12 +152,9 @@ def first_key(settings: Settings) -> str | None:
     where = ""
     if settings.admin_key_file:
         path = Path(settings.admin_key_file)
-        path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(created.key + "\n")
-        where = f" It is also in {path} (readable only by you)."
+        if create_private(path, (created.key + "\n").encode()):
+            where = f" It is also in {path} (readable only by you)."
     print(
         f"bjaudit: this is a new database, so here is its first API key (scopes admin, read, submit; source "
         f"{settings.default_source!r}). It is shown only now:\n\n    {created.key}\n\n{where.strip()} Send it as "

@@ -476,26 +476,7 @@ def _dialect_insert(session: Session, table: Any) -> Any:
 
 
 def _round_values(line: _Line, source: str, received_at: datetime) -> dict[str, Any]:
-    rnd, result = line.audited.round, line.audited.result
-    return {
-        "source": source,
-        "jurisdiction": rnd.jurisdiction,
-        "round_id": rnd.round_id,
-        "table_id": rnd.table_id,
-        "played_at": rnd.played_at,
-        "dealer_id": rnd.dealer_id,
-        "shoe_id": rnd.shoe_id,
-        "received_at": received_at,
-        "record": line.record,
-        "record_sha256": line.sha,
-        "verdict": result["verdict"],
-        "ruleset": result["ruleset"],
-        "engine_version": result["engine_version"],
-        "elections_source": result["elections_source"],
-        "elections_id": result.get("elections_registration"),
-        "finding_count": len(result.get("findings", ())),
-        "audit": line.audited.body.decode(),
-    }
+    return round_cases.round_row(line.audited, line.record, line.sha, source, received_at)
 
 
 def _finding_values(pk: int, line: _Line, source: str) -> list[dict[str, Any]]:

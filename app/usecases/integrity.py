@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from sqlalchemy.orm import Session
 
 from app.domain.model import Round
+from app.files import create_private
 from app.store import chain
 from app.store import rounds as rounds_repo
 from app.usecases.errors import ServiceError
@@ -401,14 +401,7 @@ def load_signing_key(path: Path | str, *, create: bool = True) -> Ed25519Private
         pem = key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # made meanwhile by another process: use that one
-            pass
-        else:
-            with os.fdopen(fd, "wb") as f:
-                f.write(pem)
+        if create_private(path, pem):  # else made meanwhile by another process: use that one
             return key
     try:
         loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)

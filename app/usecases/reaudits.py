@@ -236,20 +236,13 @@ def _reaudit(s: Session, reaudit_id: str, pks: Sequence[int], now: datetime) -> 
 
 
 def _audit_row(row: Any, done: round_cases.Audited, reaudit_id: str, now: datetime) -> dict[str, Any]:
-    result = done.result
     return {
         "round_pk": row.id,
         "audit_no": int(row.audit_no) + 1,
         "source": row.source,
         "reaudit_id": reaudit_id,
         "created_at": now,
-        "verdict": result["verdict"],
-        "ruleset": result["ruleset"],
-        "engine_version": result["engine_version"],
-        "elections_source": result["elections_source"],
-        "elections_id": result.get("elections_registration"),
-        "finding_count": len(result.get("findings", ())),
-        "audit": done.body.decode(),
+        **round_cases.audit_columns(done),
     }
 
 

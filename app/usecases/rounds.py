@@ -180,9 +180,25 @@ class Submitted:
     body: bytes
 
 
-def round_row(done: Audited, record: bytes, digest: str, source: str) -> dict[str, Any]:
-    """The ``rounds`` row of an audited record."""
-    rnd, result = done.round, done.result
+def audit_columns(done: Audited) -> dict[str, Any]:
+    """The columns an audit is stored in, in ``rounds`` (a round's first audit) and ``audits`` (a re-audit's) alike."""
+    result = done.result
+    return {
+        "verdict": result["verdict"],
+        "ruleset": result["ruleset"],
+        "engine_version": result["engine_version"],
+        "elections_source": result["elections_source"],
+        "elections_id": result.get("elections_registration"),
+        "finding_count": len(result.get("findings", ())),
+        "audit": done.body.decode(),
+    }
+
+
+def round_row(
+    done: Audited, record: bytes, digest: str, source: str, received_at: datetime | None = None
+) -> dict[str, Any]:
+    """The ``rounds`` row of an audited record, received now unless ``received_at`` says when."""
+    rnd = done.round
     return {
         "source": source,
         "jurisdiction": rnd.jurisdiction,
@@ -191,16 +207,10 @@ def round_row(done: Audited, record: bytes, digest: str, source: str) -> dict[st
         "played_at": rnd.played_at,
         "dealer_id": rnd.dealer_id,
         "shoe_id": rnd.shoe_id,
-        "received_at": datetime.now(UTC),
+        "received_at": received_at or datetime.now(UTC),
         "record": record,
         "record_sha256": digest,
-        "verdict": result["verdict"],
-        "ruleset": result["ruleset"],
-        "engine_version": result["engine_version"],
-        "elections_source": result["elections_source"],
-        "elections_id": result.get("elections_registration"),
-        "finding_count": len(result.get("findings", ())),
-        "audit": done.body.decode(),
+        **audit_columns(done),
     }
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from app.files import create_private
 
 SESSION_COOKIE = "bjaudit_session"
 CSRF_COOKIE = "bjaudit_csrf"
@@ -40,15 +41,8 @@ def load_secret(secret: str | None, path: Path | str) -> bytes:
         return secret.encode()
     path = Path(path)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # made meanwhile by another process: use that one
-            pass
-        else:
-            value = secrets.token_bytes(SECRET_BYTES)
-            with os.fdopen(fd, "w") as f:
-                f.write(value.hex() + "\n")
+        value = secrets.token_bytes(SECRET_BYTES)
+        if create_private(path, (value.hex() + "\n").encode()):
             return value
     try:
         value = bytes.fromhex(path.read_text().strip())
