@@ -767,7 +767,7 @@ async def batch_page(request: Request, batch_id: str, viewing: Viewer) -> Respon
     params = _params(request)
     _unknown(params, ("after", "only"))
     after_text, only = params.get("after", "0"), params.get("only")
-    if not after_text.isdigit() or len(after_text) > 12:
+    if re.fullmatch(r"[0-9]{1,12}", after_text) is None:  # (str.isdigit() takes "²", which int() refuses)
         raise InvalidQuery(
             "?after= is a line number.", errors=[{"parameter": "after", "detail": "not a line number"}]
         )

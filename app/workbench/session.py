@@ -18,7 +18,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from app.files import create_private
 
@@ -151,6 +151,6 @@ def safe_next(value: str | None) -> str:
     path = parts.path
     if parts.scheme or parts.netloc or not (path == "/ui" or path.startswith("/ui/")):
         return "/ui"
-    if ".." in path.split("/") or path.startswith(("/ui/login", "/ui/logout")):
+    if ".." in unquote(path).split("/") or path.startswith(("/ui/login", "/ui/logout")):  # (%2e%2e is .. too)
         return "/ui"
     return value

@@ -233,7 +233,15 @@ def test_forms_without_the_right_csrf_token_or_from_another_origin_are_refused(b
 
 @pytest.mark.parametrize(
     "next_path",
-    ["https://evil.example/ui", "//evil.example/ui", "/\\evil.example", "/v1/keys", "/ui/../v1/keys"],
+    [
+        "https://evil.example/ui",
+        "//evil.example/ui",
+        "/\\evil.example",
+        "/v1/keys",
+        "/ui/../v1/keys",
+        "/ui/%2e%2e/v1/keys",
+        "/ui/%2E%2E/v1/keys",
+    ],
 )
 def test_the_page_after_login_is_never_another_site(bench: Bench, next_path: str) -> None:
     r = bench.login(bench.key(), next_path)
@@ -371,6 +379,12 @@ def test_a_bad_filter_is_a_message_on_the_page(logged_in: Bench, params: dict[st
     doc = logged_in.page("/ui", 422, **params)
     assert says in doc.one(id="search-error").text
     assert doc.one("form", id="search")
+
+
+def test_a_line_number_that_is_not_ascii_digits_is_a_422_page_not_a_500(logged_in: Bench) -> None:
+    r = logged_in.client.get("/ui/batches/nosuchbatch", params={"after": "\u00b2"})  # "²".isdigit() is True
+    assert r.status_code == 422, (r.status_code, r.text[:500])
+    assert "?after= is a line number" in parse(r.text).text
 
 
 # --- the round page ------------------------------------------------------------------------------------------
