@@ -109,7 +109,8 @@ class Authenticator:
         )
         who = principal_of(row, token)
         if who is None:
-            self._known.pop(key_id, None)
+            if row is None or row.revoked_at is not None:  # (not for a wrong secret: anyone knows a key's id)
+                self._known.pop(key_id, None)
             await self.count_failure(request)
             raise Unauthenticated("The API key is unknown or revoked.", headers=CHALLENGE)
         if self.pg is not None and row is not None:

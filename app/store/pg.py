@@ -75,11 +75,23 @@ one statement; the new round's id, or no row when its key is taken (then nothing
 # insert refuses a value too long).
 _PG = postgresql.dialect()  # type: ignore[no-untyped-call]
 _PG_COLUMN_TYPES = {c.name: re.sub(r"\(\d+\)", "", c.type.compile(dialect=_PG)) for c in R.c}
-INSERT_ROUND_KEYED = INSERT_ROUND.replace(
-    f"VALUES ({', '.join(f'%({c})s' for c in _ROUND_COLUMNS)}) ",
-    f"SELECT {', '.join(f'%({c})s::{_PG_COLUMN_TYPES[c]}' for c in _ROUND_COLUMNS)} "
-    f"WHERE EXISTS (SELECT 1 FROM {K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL) ",
-).replace(
+
+
+def _replaced_once(sql: str, old: str, new: str) -> str:
+    """``sql`` with ``old`` (which must be there exactly once) replaced: a reworded :data:`INSERT_ROUND` fails at
+    import rather than leaving the keyed statement without its key check."""
+    if sql.count(old) != 1:
+        raise RuntimeError(f"INSERT_ROUND_KEYED: {old[:40]!r}... is not in INSERT_ROUND exactly once")
+    return sql.replace(old, new)
+
+
+INSERT_ROUND_KEYED = _replaced_once(
+    _replaced_once(
+        INSERT_ROUND,
+        f"VALUES ({', '.join(f'%({c})s' for c in _ROUND_COLUMNS)}) ",
+        f"SELECT {', '.join(f'%({c})s::{_PG_COLUMN_TYPES[c]}' for c in _ROUND_COLUMNS)} "
+        f"WHERE EXISTS (SELECT 1 FROM {K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL) ",
+    ),
     "SELECT id FROM r",
     "SELECT (SELECT id FROM r), EXISTS (SELECT 1 FROM r) OR EXISTS (SELECT 1 FROM "
     f"{K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL)",

@@ -326,6 +326,28 @@ def test_a_revocation_in_one_process_takes_effect_at_once_in_another(
     assert (stored, chained) == (3, 3)
 
 
+def test_a_wrong_secret_for_a_known_key_id_is_401_and_leaves_the_right_key_known(database_url: str) -> None:
+    """A key's id is public (it is in every log line): a wrong secret under it is refused, and does not make the
+    process forget the key it found in force (which would put the key back on the lookup path at will)."""
+    key = make_key(database_url, "casino-ws", ["submit"], fresh=True)
+    prefix, key_id, secret = key.split("_", 2)
+    forged = f"{prefix}_{key_id}_{'A' * len(secret)}"
+    settings = Settings(database_url=database_url, embedded_workers=0)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        sends = {"Authorization": f"Bearer {key}", **JSON}
+        assert client.post("/v1/rounds", content=_round("WS-1"), headers=sends).status_code == 201
+        auth = client.app.state.auth  # type: ignore[attr-defined]
+        known_before = key_id in auth._known
+        _problem(
+            client.post(
+                "/v1/rounds", content=_round("WS-2"), headers={**sends, "Authorization": f"Bearer {forged}"}
+            ),
+            401,
+        )
+        assert (key_id in auth._known) == known_before  # on PostgreSQL True, on SQLite (no known keys) False
+        assert client.post("/v1/rounds", content=_round("WS-3"), headers=sends).status_code == 201
+
+
 def test_an_admin_key_manages_only_its_own_sources_keys(anon: TestClient, database_url: str) -> None:
     admin_a = bearer(database_url, "casino-a", ["admin"])
     other = make_key(database_url, "casino-b", ["read"], fresh=True)
