@@ -79,13 +79,20 @@ def compiled_engine() -> list[Any]:
 
 
 class FreshBuildPy(build_py):
-    """Copies app/ afresh into build/lib: a file deleted from app/ must not live on there, and so in the wheel (the
-    compiled modules stay: setuptools rebuilds them only when their C changed)."""
+    """Copies app/ afresh into build/lib: a file deleted from app/ must not live on there, and so in the wheel. The
+    compiled modules of this build stay (setuptools rebuilds them only when their C changed); any other (a module no
+    longer compiled, or every one in a pure build) goes, or it would shadow its source or fail the start-up check."""
 
     def run(self) -> None:
+        keep = {ext.name for ext in self.distribution.ext_modules or ()}
         for path in Path(self.build_lib, "app").rglob("*"):
-            if path.is_file() and not path.name.endswith(".so"):
-                path.unlink()
+            if not path.is_file():
+                continue
+            if path.name.endswith(".so"):
+                module = path.relative_to(self.build_lib).with_name(path.name.split(".", 1)[0])
+                if ".".join(module.parts) in keep:
+                    continue
+            path.unlink()
         super().run()
 
 
