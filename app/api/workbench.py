@@ -639,7 +639,7 @@ async def rules_page(request: Request, viewing: Viewer) -> Response:
             jurisdiction=jurisdiction,
         )
         report = await _uow(request).read(report_cases.summary, q)
-        fired = {str(g["key"]): int(g["findings"]) for g in report.groups}
+        fired = views.findings_by_key(report.groups)
     except InvalidQuery as exc:
         error = exc.detail
     aliases = _aliases()
@@ -712,7 +712,7 @@ async def reports_page(request: Request, viewing: Viewer) -> Response:
                 report_cases.summary, Summary("day", q.played_from, q.played_to, q.source, q.jurisdiction)
             )
         )
-        chart = views.day_chart(views.day_counts(by_day.groups), *_chart_days(q))
+        chart = views.day_chart(views.findings_by_key(by_day.groups), *_chart_days(q))
     except InvalidQuery as exc:
         error = exc.detail
     query = {**params, "from": played_from, "to": played_to, "group_by": params.get("group_by", "day")}

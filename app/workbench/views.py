@@ -754,8 +754,8 @@ def day_chart(
     )
 
 
-def day_counts(groups: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """Findings per day from a report grouped by day."""
+def findings_by_key(groups: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Findings per group of a summary report (per day, per rule ...), its null group left out."""
     return {str(g["key"]): int(g["findings"]) for g in groups if g.get("key") is not None}
 
 
