@@ -232,8 +232,8 @@ def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]:
-    """Rounds matching ``q``, newest played first, at most ``limit`` rows."""
+def search_conditions(q: Search) -> list[Any]:
+    """``q`` as conditions on ``rounds`` (a verdict's on :func:`with_latest_audit`, which it then needs)."""
     conds: list[Any] = []
     if q.table is not None:
         conds.append(R.c.table_id == q.table)
@@ -258,6 +258,12 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
         )
     if q.after is not None:
         conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
+    return conds
+
+
+def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]:
+    """Rounds matching ``q``, newest played first, at most ``limit`` rows."""
+    conds = search_conditions(q)
     stmt = (
         select(*SEARCH_COLUMNS)
         .select_from(with_latest_audit())

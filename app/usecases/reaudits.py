@@ -75,18 +75,16 @@ class Scope:
         }
 
     def where(self) -> list[Any]:
-        conds: list[Any] = []
-        if self.source is not None:
-            conds.append(R.c.source == self.source)
-        if self.jurisdiction is not None:
-            conds.append(R.c.jurisdiction == self.jurisdiction)
-        if self.table is not None:
-            conds.append(R.c.table_id == self.table)
-        if self.played_from is not None:
-            conds.append(R.c.played_at >= self.played_from)
-        if self.played_to is not None:
-            conds.append(R.c.played_at < self.played_to)
-        return conds
+        """The rounds of the scope, as the search finds them."""
+        return repo.search_conditions(
+            repo.Search(
+                table=self.table,
+                jurisdiction=self.jurisdiction,
+                source=self.source,
+                played_from=self.played_from,
+                played_to=self.played_to,
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)
