@@ -98,53 +98,12 @@ def replay(
     played: dict[int, int] = {}  # seat -> its first card after the initial deal
     top_seat = 0  # the highest seat dealt a card after the initial deal
     present: set[str] = set()
-    problems = t.problems
     h: HandState | None
     s: SeatState | None
     how: settlement.Terms | None = None  # what settlements are judged by (once the dealer has two cards)
     dealer_hard, dealer_ace = 0, False
     dealer_facts: DealerFacts = (0, False, False)  # the dealer's total, blackjack, up card an ace or ten
     dealer_done = False  # the dealer's hand is complete by rule: settlements are judged as they arrive
-
-    def problem(i: int, where: str | None, message: str, expected: Any = None, actual: Any = None) -> None:
-        problems.append(RecordProblem(i, where, message, expected, actual))
-
-    def hand_of(i: int, hid: HandId, what: str) -> HandState | None:
-        h = hands.get(hid)
-        if h is None:
-            seat = seats.get(hid[0])
-            name = hand_name(hid)
-            if seat is None:
-                problem(i, name, f"{what} names hand {name}, but seat {hid[0]} placed no wager.")
-            else:
-                n = len(seat.hands)
-                problem(
-                    i,
-                    name,
-                    f"{what} names hand {name}, but seat {hid[0]} has only {n} hand{'s' * (n > 1)} at this point.",
-                )
-        return h
-
-    def seat_of(i: int, seat: int, what: str) -> SeatState | None:
-        s = seats.get(seat)
-        if s is None:
-            problem(i, str(seat), f"{what} names seat {seat}, which placed no wager.")
-        return s
-
-    def up_dealt() -> bool:
-        """Whether the dealer has a card face up (the initial deal is not complete before)."""
-        return any(e not in dealer_down for e in dealer_events[:2])
-
-    def in_turn(h: HandState, i: int) -> None:
-        """A card or decision on an incomplete hand: had play already gone past it (to another hand of its seat,
-        a later seat or the dealer)? Then it is reported, once per seat, at the card that went elsewhere."""
-        n = h.id[0]
-        if seats[n].order_reported or (h.left_at is None and dealer_play_at is None and top_seat <= n):
-            return
-        marks = [e for e in (h.left_at, dealer_play_at) if e is not None]
-        if top_seat > n:
-            marks.extend(e for s, e in played.items() if s > n)
-        play.out_of_turn(t, ctx, h, min(marks), i)
 
     events = round_.events if stop is None else round_.events[:stop]
     for i, ev in enumerate(events):
@@ -153,7 +112,8 @@ def replay(
             n = counts.get(card, 0) + 1
             counts[card] = n
             if n > decks:
-                problem(
+                _problem(
+                    t,
                     i,
                     target_name(to),
                     f"{card} is dealt for the {_nth(n)} time, but {decks} deck"
@@ -180,7 +140,7 @@ def replay(
                         if len(cards) == 2:
                             h.status = TWENTY_ONE if h.ace and h.hard == 11 else OPEN
                         owed -= 1
-                        if owed == 0 and dealer and up_dealt():
+                        if owed == 0 and dealer and _up_dealt(t):
                             initial_end = i
                         continue
                     initial_open = False
@@ -211,13 +171,13 @@ def replay(
                 elif not seat.order_reported and (
                     h.left_at is not None or dealer_play_at is not None or top_seat > sn
                 ):
-                    in_turn(h, i)
+                    _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
                 h.take(card, i, down)
                 if waiting and len(cards) == 2 and h in waiting:
                     waiting.remove(h)
                 continue
             if to != DEALER:
-                hand_of(i, to, "A deal")  # type: ignore[arg-type]
+                _hand_of(t, i, to, "A deal")  # type: ignore[arg-type]
                 continue
             # The dealer's initial cards: its first, and in a hole-card game its second (the hole card, even when
             # a decision came before it: an insurance wager or an additional wager's settlement).
@@ -245,7 +205,7 @@ def replay(
             else:
                 initial = False
             if initial:
-                if owed == 0 and up_dealt():
+                if owed == 0 and _up_dealt(t):
                     initial_end = i
                 continue
             initial_open = False
@@ -268,7 +228,7 @@ def replay(
             if ev.bet == "main":
                 h = hands.get(ev.hand)  # type: ignore[arg-type]
                 if h is None:
-                    hand_of(i, ev.hand, "A settlement")  # type: ignore[arg-type]
+                    _hand_of(t, i, ev.hand, "A settlement")  # type: ignore[arg-type]
                     continue
                 h.settles.append((i, ev))
                 if h.settled_at is None:
@@ -276,19 +236,23 @@ def replay(
                     if dealer_done:
                         settlement.on_settle(t, ctx, h, i, ev, dealer_facts, how)  # type: ignore[arg-type]
                 continue
-            s = seat_of(i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
+            s = _seat_of(t, i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
             if s is None:
                 continue
             if ev.bet == "insurance":
                 if not s.insurance:
-                    problem(
-                        i, str(ev.seat), f"Settlement of seat {ev.seat}'s insurance, which was never placed."
+                    _problem(
+                        t,
+                        i,
+                        str(ev.seat),
+                        f"Settlement of seat {ev.seat}'s insurance, which was never placed.",
                     )
                     continue
                 s.insurance_settles.append((i, ev))
             else:
                 if s.additional_kind is None:
-                    problem(
+                    _problem(
+                        t,
                         i,
                         str(ev.seat),
                         f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
@@ -296,26 +260,26 @@ def replay(
                     continue
                 s.additional_settles.append((i, ev))
         elif type(ev) is Stand:
-            if (h := hand_of(i, ev.hand, "A stand")) is None:
+            if (h := _hand_of(t, i, ev.hand, "A stand")) is None:
                 continue
             # A stand on a hand already complete (or not yet dealt its cards) decides nothing.
             if h.status == OPEN and h.settled_at is None and dbj_known_at is None:
-                in_turn(h, i)
+                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
                 h.status = STOOD
         elif type(ev) is Hit:
-            if (h := hand_of(i, ev.hand, "A hit")) is None:
+            if (h := _hand_of(t, i, ev.hand, "A hit")) is None:
                 continue
             if h.status >= STOOD or h.settled_at is not None or dbj_known_at is not None:
                 play.card_to_complete_hand(t, ctx, h, None, i)
                 h.fault_pending = True
             elif h.status == OPEN:
-                in_turn(h, i)
+                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
         elif type(ev) is Reveal:
             if ev.to == DEALER:
                 pool, downs = dealer, dealer_down
                 order = dealer_events
             else:
-                if (h := hand_of(i, ev.to, "A reveal")) is None:  # type: ignore[arg-type]
+                if (h := _hand_of(t, i, ev.to, "A reveal")) is None:  # type: ignore[arg-type]
                     continue
                 pool, downs, order = h.cards, h.down or {}, h.events
             for c, e in zip(pool, order, strict=True):
@@ -323,27 +287,29 @@ def replay(
                     downs[e] = i
                     break
             else:
-                problem(
+                _problem(
+                    t,
                     i,
                     target_name(ev.to),
                     f"Reveal of {ev.card} to {target_name(ev.to)}, but no such card was dealt face down there (or "
                     "it was already revealed).",
                 )
         elif type(ev) is Double:
-            if (h := hand_of(i, ev.hand, "A double")) is None:
+            if (h := _hand_of(t, i, ev.hand, "A double")) is None:
                 continue
             if doubling.on_double(t, ctx, h, ev.amount, i):
                 h.fault_pending = True
             elif h.status == OPEN:
-                in_turn(h, i)
+                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
             h.doubles.append((i, ev.amount))
             if h.status != SURRENDERED:
                 h.status = DOUBLED
         elif type(ev) is Split:
-            if (h := hand_of(i, ev.hand, "A split")) is None:
+            if (h := _hand_of(t, i, ev.hand, "A split")) is None:
                 continue
             if len(h.cards) < 2:
-                problem(
+                _problem(
+                    t,
                     i,
                     h.name,
                     f"Split of hand {h.name}, which holds {len(h.cards)} card(s): nothing to split.",
@@ -352,7 +318,7 @@ def replay(
             s = seats[h.id[0]]
             faulted = splitting.on_split(t, ctx, h, ev.amount, i)
             if not faulted and h.status != DEALING:
-                in_turn(h, i)
+                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
             new = HandState((s.seat, len(s.hands) + 1), ev.amount, created_by=i)
             if h.seat_split_at is None:
                 for x in s.hands:
@@ -375,20 +341,23 @@ def replay(
             if faulted:
                 h.fault_pending = new.fault_pending = True
         elif type(ev) is Surrender:
-            if (h := hand_of(i, ev.hand, "A surrender")) is None:
+            if (h := _hand_of(t, i, ev.hand, "A surrender")) is None:
                 continue
             if not play.on_surrender(t, ctx, h, i) and h.status == OPEN:
-                in_turn(h, i)
+                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
             h.surrendered_at = i
             h.status = SURRENDERED
         elif type(ev) is Peek:
             t.peeks.append((i, ev.dealer_blackjack))
             if len(dealer) < 2:
-                problem(i, DEALER, "A peek at the hole card is recorded before the dealer had a second card.")
+                _problem(
+                    t, i, DEALER, "A peek at the hole card is recorded before the dealer had a second card."
+                )
                 continue
             natural = is_natural(dealer[:2])
             if natural != ev.dealer_blackjack:
-                problem(
+                _problem(
+                    t,
                     i,
                     DEALER,
                     f"The peek says the dealer {'has' if ev.dealer_blackjack else 'does not have'} blackjack, but "
@@ -402,14 +371,14 @@ def replay(
                 dbj_known_at = t.dbj_known_at = i
                 dealer_done = True
         elif type(ev) is Insurance:
-            if (s := seat_of(i, ev.seat, "Insurance")) is not None:
+            if (s := _seat_of(t, i, ev.seat, "Insurance")) is not None:
                 if dbj_known_at is not None:
                     play.after_dealer_blackjack(t, ctx, str(s.seat), i, "an insurance wager was placed")
                 s.insurance.append((i, ev.amount))
-        elif type(ev) is EvenMoney and (s := seat_of(i, ev.seat, "Even money")) is not None:
+        elif type(ev) is EvenMoney and (s := _seat_of(t, i, ev.seat, "Even money")) is not None:
             h = s.hands[0]
             if h.even_money is not None:
-                problem(i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
+                _problem(t, i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
                 continue
             if dbj_known_at is not None:
                 play.after_dealer_blackjack(t, ctx, h.name, i, "even money was paid")
@@ -423,6 +392,68 @@ def replay(
     t.present = frozenset(present)
     t.complete = stop is None
     return t
+
+
+# The replay's helpers take the state they need as arguments: nested functions closing over the replay's locals
+# would, compiled by mypyc, hold its whole state in a reference cycle (mypyc keeps a function's closures in one
+# environment object that also holds them), left to the garbage collector after every audit
+# (tests/unit/test_compiled_engine.py: no audit leaves cyclic garbage).
+
+
+def _problem(
+    t: Trace, i: int, where: str | None, message: str, expected: Any = None, actual: Any = None
+) -> None:
+    t.problems.append(RecordProblem(i, where, message, expected, actual))
+
+
+def _hand_of(t: Trace, i: int, hid: HandId, what: str) -> HandState | None:
+    h = t.hands.get(hid)
+    if h is None:
+        seat = t.seats.get(hid[0])
+        name = hand_name(hid)
+        if seat is None:
+            _problem(t, i, name, f"{what} names hand {name}, but seat {hid[0]} placed no wager.")
+        else:
+            n = len(seat.hands)
+            _problem(
+                t,
+                i,
+                name,
+                f"{what} names hand {name}, but seat {hid[0]} has only {n} hand{'s' * (n > 1)} at this point.",
+            )
+    return h
+
+
+def _seat_of(t: Trace, i: int, seat: int, what: str) -> SeatState | None:
+    s = t.seats.get(seat)
+    if s is None:
+        _problem(t, i, str(seat), f"{what} names seat {seat}, which placed no wager.")
+    return s
+
+
+def _up_dealt(t: Trace) -> bool:
+    """Whether the dealer has a card face up (the initial deal is not complete before)."""
+    return any(e not in t.dealer_down for e in t.dealer_events[:2])
+
+
+def _in_turn(
+    t: Trace,
+    ctx: Ctx,
+    h: HandState,
+    i: int,
+    dealer_play_at: int | None,
+    top_seat: int,
+    played: dict[int, int],
+) -> None:
+    """A card or decision on an incomplete hand: had play already gone past it (to another hand of its seat, a
+    later seat or the dealer)? Then it is reported, once per seat, at the card that went elsewhere."""
+    n = h.id[0]
+    if t.seats[n].order_reported or (h.left_at is None and dealer_play_at is None and top_seat <= n):
+        return
+    marks = [e for e in (h.left_at, dealer_play_at) if e is not None]
+    if top_seat > n:
+        marks.extend(e for s, e in played.items() if s > n)
+    play.out_of_turn(t, ctx, h, min(marks), i)
 
 
 _ACE_TEN = {"A": True, "T": True, "J": True, "Q": True, "K": True}
