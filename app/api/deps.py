@@ -4,6 +4,7 @@ The trivial ones are ``async``: FastAPI would run a plain ``def`` dependency in 
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -158,7 +159,9 @@ async def json_body(request: Request) -> bytes:
     chunks: list[bytes] = []
     size = 0
     try:
-        with anyio.fail_after(timeout):
+        # asyncio's own timeout: anyio's cancel scope cost ≈ 30 µs a request here (paired, in process), 5% of a
+        # submission's CPU.
+        async with asyncio.timeout(timeout):
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > DRAIN_BYTES:
