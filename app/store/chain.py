@@ -215,7 +215,10 @@ def append_links(session: Session, source: str, links: Sequence[Link]) -> list[P
             }
         )
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(
+        # On the session's own connection (its transaction), psycopg directly: the arrays go in binary (%b), which
+        # psycopg dumps ≈ 8 times faster than as text (≈ 7 µs a round of a batch chunk's CPU, bytea arrays most).
+        raw: Any = session.connection().connection.driver_connection
+        raw.execute(
             _PG_INSERT_AND_MOVE,
             {
                 "source": source,
@@ -235,13 +238,13 @@ def append_links(session: Session, source: str, links: Sequence[Link]) -> list[P
     return positions
 
 
-_PG_INSERT_AND_MOVE = text(
+_PG_INSERT_AND_MOVE = (
     "WITH e AS (INSERT INTO chain_entries (source, seq, kind, ref_id, label, digest, hash) "
-    "SELECT :source, t.seq, t.kind, t.ref_id, t.label, t.digest, t.hash FROM unnest(CAST(:seqs AS bigint[]), "
-    "CAST(:kinds AS text[]), CAST(:refs AS bigint[]), CAST(:labels AS text[]), CAST(:digests AS bytea[]), "
-    "CAST(:hashes AS bytea[])) AS t(seq, kind, ref_id, label, digest, hash)) "
-    "UPDATE chain_heads SET seq = :seq, hash = :hash WHERE source = :source"
-).bindparams(bindparam("hash", type_=LargeBinary()))
+    "SELECT %(source)s, t.seq, t.kind, t.ref_id, t.label, t.digest, t.hash FROM unnest(%(seqs)b::bigint[], "
+    "%(kinds)b::text[], %(refs)b::bigint[], %(labels)b::text[], %(digests)b::bytea[], %(hashes)b::bytea[]) "
+    "AS t(seq, kind, ref_id, label, digest, hash)) "
+    "UPDATE chain_heads SET seq = %(seq)s, hash = %(hash)s WHERE source = %(source)s"
+)
 """PostgreSQL: the entries (as arrays: one statement whatever their number) and the head's move, in one round trip."""
 
 
