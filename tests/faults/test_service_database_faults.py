@@ -4,6 +4,7 @@ of submissions across a restart loses and doubles nothing (the client retries wh
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -13,9 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
-from app.config import Settings, sqlalchemy_url
+from app.config import Settings, libpq_url, sqlalchemy_url
 from app.main import create_app
+from app.store.db import DatabaseTimeout
 from app.store.migrate import upgrade_head
+from app.store.pg import PgRounds
+from app.usecases import rounds as round_cases
 from tests.batch.conftest import dumps, legal_rounds
 from tests.keys import keyed
 from tests.throwaway_pg import ThrowawayPostgres
@@ -125,3 +129,42 @@ def test_submissions_across_a_restart_lose_and_double_nothing(
         assert client.post("/v1/rounds", content=body, headers=JSON).status_code in (200, 201)
     stored = _stored(url)
     assert len(stored) == len(bodies) and set(stored.values()) == {1}
+
+
+def test_submissions_waiting_behind_a_hung_group_are_each_answered_within_their_own_deadline(
+    server: ThrowawayPostgres, request: pytest.FixtureRequest
+) -> None:
+    """Concurrent submissions are stored in groups (app.store.pg): one that waits for a group stuck on a hung server
+    is answered 503 by its own deadline, counted from when it asked, not from when its group would have started."""
+    url = server.create_database(request.node.name[:40].lower())
+    upgrade_head(url)
+    conninfo = libpq_url(url)
+    assert conninfo is not None
+    rounds = [dumps(d) for d in legal_rounds(3, seed=31)]
+    deadline = 1.0
+
+    async def submit(pg: PgRounds, record: bytes, after: float) -> tuple[float, BaseException | None]:
+        await asyncio.sleep(after)
+        started = time.monotonic()
+        try:
+            await round_cases.submit_round_pg(pg, record, "hung")
+        except Exception as exc:
+            return time.monotonic() - started, exc
+        return time.monotonic() - started, None
+
+    async def run() -> list[tuple[float, BaseException | None]]:
+        pg = PgRounds(conninfo, size=1, timeout=5, connect_timeout=1, deadline=deadline)
+        try:
+            await round_cases.submit_round_pg(pg, rounds[0], "hung")  # a connection kept
+            server.hang()
+            try:
+                # the first starts a group that hangs; the second asks half-way through the first's deadline
+                return await asyncio.gather(submit(pg, rounds[1], 0.0), submit(pg, rounds[2], deadline / 2))
+            finally:
+                server.resume()
+        finally:
+            await pg.close()
+
+    for took, exc in asyncio.run(run()):
+        assert isinstance(exc, DatabaseTimeout), exc
+        assert took < deadline + 0.4, took  # its deadline, and the ≤ 150 ms of interrupting the statement
