@@ -89,7 +89,9 @@ async def submit_round(request: Request, who: KnownSubmitter) -> Response:
     # The key may not have been looked up (app.api.auth, KnownSubmitter): the statement that stores the round checks
     # it; any other answer checks it first.
     auth: Authenticator = request.app.state.auth
-    single: SingleRounds = request.app.state.single_rounds  # (not a dependency: ≈ 10 µs a request on the hot path)
+    single: SingleRounds = (
+        request.app.state.single_rounds
+    )  # (not a dependency: ≈ 10 µs a request on the hot path)
     try:
         body = await json_body(request)
         source = who.writes(None)
