@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch profile profile-submit profile-chunk worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-http bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium screenshots wheel bench-tree test-compiled
 
 $(STAMP): pyproject.toml
@@ -104,6 +104,9 @@ profile: $(STAMP)
 ## batch chunks (process_chunk); CPU per round, then shares under cProfile (bench/profile_paths.py)
 profile-submit: $(STAMP)
 	$(PY) -m bench.profile_paths submit
+
+profile-ladder: $(BENCH_ENV)
+	$(BENCH) bench.profile_paths ladder
 
 profile-chunk: $(STAMP)
 	$(PY) -m bench.profile_paths chunk

@@ -2,12 +2,18 @@
 
     python -m bench.profile_paths submit [--rounds 3000] [--concurrency 1]   # POST /v1/rounds through the ASGI app
     python -m bench.profile_paths chunk  [--rounds 6000]                     # batch chunks (process_chunk)
+    python -m bench.profile_paths ladder [--rounds 2000] [--concurrency 16]  # what each step of a submission adds
 
 ``submit`` builds the service's ASGI application (``app.main.create_app``) on a fresh PostgreSQL database (from
 BJAUDIT_TEST_POSTGRES_URL, dropped afterwards) and calls it directly with ASGI messages, no socket and no HTTP
 client, ``--concurrency`` requests at a time: the whole request path (middleware, the key check and rate limit,
 the body, parse, audit, encode, the one statement, the answer). ``chunk`` uploads the rounds as one batch with
 :class:`app.usecases.batches.BatchWriter` and audits its chunks with :func:`app.usecases.batches.process_chunk`.
+
+``ladder`` measures, without a profiler, the CPU per request of ``GET /healthz`` and of ``POST /v1/rounds`` with less
+and less of the use case replaced by a stored answer: nothing done (the key check, the rate limit, the body, the
+answer), then parse and audit, then the whole submission (rows, chain content, the statement in its group). Each
+step's cost is its difference from the one before; the steps interleave in rounds of blocks, medians printed.
 
 Prints CPU time per round without the profiler (``time.process_time`` of this process: what the worker costs, not
 what PostgreSQL does), then, under the profiler, the share of each part of the code and the costliest functions.
@@ -210,6 +216,80 @@ def profile_submit(url: str, n: int, concurrency: int, top: int) -> None:
     asyncio.run(main())
 
 
+def ladder(url: str, n: int, concurrency: int, repeats: int = 3) -> None:
+    from app.api import deps
+    from app.main import create_app
+    from app.usecases import rounds as round_cases
+
+    key = make_key(url)
+    settings = Settings(database_url=url, embedded_workers=0, access_log=False, rate_limit="1000000/second")
+    app = create_app(settings)
+    bodies = [orjson.dumps(r) for r in generate_rounds(n * (2 * repeats + 1) + 400, seed=20261203)]
+    answer = round_cases.audit(bodies[0]).body
+    submit = deps.SingleRounds.submit
+    step = ["whole"]
+
+    async def replaced(self: Any, record: bytes, source: str, key_id: str | None = None) -> Any:
+        if step[0] == "whole":
+            return await submit(self, record, source, key_id)
+        if step[0] == "parse and audit":
+            round_cases.audit_read(round_cases.read_round(record), None)
+        return round_cases.Submitted(True, "R-1", "US-NJ", answer)
+
+    headers = [
+        (b"host", b"127.0.0.1"),
+        (b"content-type", b"application/json"),
+        (b"authorization", f"Bearer {key}".encode()),
+    ]
+
+    async def post(body: bytes) -> None:
+        length = (b"content-length", str(len(body)).encode())
+        if (status := await _call(app, "POST", "/v1/rounds", [*headers, length], body)) not in (200, 201):
+            raise RuntimeError(f"POST answered {status}")
+
+    async def health(_: bytes) -> None:
+        if (status := await _call(app, "GET", "/healthz", headers[:1], b"")) != 200:
+            raise RuntimeError(f"/healthz answered {status}")
+
+    async def block(call: Callable[[bytes], Any], count: int, fresh: bool) -> float:
+        left = [count]
+
+        async def client() -> None:
+            while left[0] > 0:
+                left[0] -= 1
+                await call(bodies.pop() if fresh else bodies[-1])
+
+        c0 = time.process_time()
+        await asyncio.gather(*(client() for _ in range(concurrency)))
+        return (time.process_time() - c0) / count * 1e6
+
+    steps = ["GET /healthz", "POST, nothing done", "parse and audit", "whole"]
+    figures: dict[str, list[float]] = defaultdict(list)
+
+    async def main() -> None:
+        stop = await _lifespan(app)
+        deps.SingleRounds.submit = replaced  # type: ignore[method-assign]
+        try:
+            await block(post, 400, fresh=True)  # warm up
+            for _ in range(repeats):
+                for name in steps:
+                    step[0] = name
+                    call = health if name == "GET /healthz" else post
+                    figures[name].append(await block(call, n, fresh=name == "whole"))
+        finally:
+            deps.SingleRounds.submit = submit  # type: ignore[method-assign]
+            await stop()
+
+    asyncio.run(main())
+    print(f"CPU per request in this process, concurrency {concurrency}, median of {repeats} blocks of {n}:")
+    before = None
+    for name in steps:
+        median = sorted(figures[name])[len(figures[name]) // 2]
+        added = "" if before is None else f"   (+{median - before:.0f})"
+        print(f"  {name:<22} {median:6.0f} us{added}")
+        before = median
+
+
 # --- batch chunks ----------------------------------------------------------------------------------------------
 
 
@@ -259,9 +339,9 @@ def profile_chunk(url: str, n: int, chunk_lines: int, top: int) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("path", choices=["submit", "chunk"])
+    ap.add_argument("path", choices=["submit", "chunk", "ladder"])
     ap.add_argument("--rounds", type=int)
-    ap.add_argument("--concurrency", type=int, default=1, help="submit: requests at a time")
+    ap.add_argument("--concurrency", type=int, help="submit, ladder: requests at a time (default 1, 16)")
     ap.add_argument("--chunk-lines", type=int, default=2000)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument(
@@ -271,7 +351,9 @@ def main() -> int:
     args = ap.parse_args()
     with Scratch(args.postgres_url) as url:
         if args.path == "submit":
-            profile_submit(url, args.rounds or 3000, args.concurrency, args.top)
+            profile_submit(url, args.rounds or 3000, args.concurrency or 1, args.top)
+        elif args.path == "ladder":
+            ladder(url, args.rounds or 2000, args.concurrency or 16)
         else:
             profile_chunk(url, args.rounds or 6000, args.chunk_lines, args.top)
     return 0
