@@ -212,7 +212,7 @@ class PgRounds:
             async with self.connection() as conn:
                 return await work(conn)
         except psycopg.OperationalError as exc:
-            if not reused or isinstance(exc, PoolTimeout):
+            if not reused or isinstance(exc, PoolTimeout) or not _connection_lost(exc):
                 raise
             # A kept connection died (a database restart): so did the others kept with it.
             await self._drop_idle()
@@ -235,6 +235,12 @@ class PgRounds:
         )
 
     async def close(self) -> None:
+        storing = list(self._storing)
+        for (
+            task
+        ) in storing:  # their requests are answered 503 (_store_waiting), their connections closed below
+            task.cancel()
+        await asyncio.gather(*storing, return_exceptions=True)
         idle, self._idle = self._idle, []
         for conn in idle:
             await conn.close()
@@ -268,67 +274,74 @@ class PgRounds:
     # A round trip costs this process far more CPU than the statement's own work (≈ 80 µs for a bare SELECT 1 on the
     # pool; more inside a request: the syscalls and wake-ups cool the caches the rest of the request then warms
     # again). So the storing statements of concurrent submissions go to the server together: one pipeline, one
-    # implicit transaction, one commit, one WAL flush. A statement waits for no timer: it joins the group of the next
-    # free connection, which takes everything waiting when it starts. All or nothing per group: if the group fails on
-    # a statement's error, nothing of it was stored, and each statement is run again alone, so that each request gets
-    # its own answer (its error, or its round stored). A failure of the connection or the database fails the group's
-    # requests as it would have failed each alone (503); nothing is half-written in either case.
+    # transaction, one commit, one WAL flush. A statement waits for no timer: it joins the group of the next free
+    # connection, which takes everything waiting when it starts.
+    #
+    # Each request is answered as if alone. All or nothing per group (an explicit transaction, rolled back on any
+    # error, the client's included): if the group fails on a statement's error, nothing of it was stored, and each
+    # statement runs again alone, so that each request gets its own answer (its error, or its round stored). A
+    # failure of the connection or the database fails the group's requests as it would have failed each alone
+    # (503). Each request waits for its answer until its own deadline, counted from when it asked.
+    #
+    # Locks. A statement locks its round's key (the unique index) and then its source's chain head, which the group
+    # holds until it commits; the batch path takes them in the same order (its rounds, then the head). A group's
+    # second statement of a source could wait for a round key another transaction holds (the same round in a batch
+    # chunk, or in another group, at that very moment) while the group holds that source's head, which the other
+    # transaction then waits for: a deadlock. So a group waits for no lock longer than GROUP_LOCK_TIMEOUT: past it,
+    # the group is undone and each statement runs alone, in the order of locks that cannot deadlock. Groups take
+    # the heads of their sources in one order (sorted by source).
 
     async def _grouped(self, sql: str, params: dict[str, Any]) -> Any:
-        """The row of one storing statement (``sql`` with ``params``), run in a group of those waiting now."""
+        """The row of one storing statement (``sql`` with ``params``), run in a group of those waiting now; past the
+        request's deadline, :class:`DatabaseTimeout` (its statement may still be stored, as a single one may)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._waiting.append((sql, params, future, loop.time() + self.deadline))
+        until = loop.time() + self.deadline
+        self._waiting.append((sql, params, future, until))
         if self._storers < self._max_storers:
             self._storers += 1
             task = asyncio.ensure_future(self._store_waiting())
             self._storing.add(task)  # (the loop keeps only a weak reference to a task)
             task.add_done_callback(self._storing.discard)
-        return await future
+        try:
+            async with asyncio.timeout_at(until):
+                return await future
+        except TimeoutError:
+            raise self._timeout() from None
 
     async def _store_waiting(self) -> None:
-        """Run the waiting statements, a group at a time, until none wait. Each request's deadline runs from when
-        it asked: a group has until its earliest (one that waited past its own is answered 503 unrun)."""
+        """Run the waiting statements, a group at a time, until none wait. A group runs until the last of its
+        requests' deadlines; a request whose deadline passed before its group started is dropped unrun (it was
+        answered 503)."""
         loop = asyncio.get_running_loop()
         group: list[_Waiting] = []
         try:
             while self._waiting:
                 now = loop.time()
-                group = []
-                for item in self._waiting:
-                    if item[3] > now:
-                        group.append(item)
-                    else:
-                        _settle(item[2], exc=self._timeout())
+                group = [item for item in self._waiting if not item[2].done() and item[3] > now]
                 self._waiting = []
                 if not group:
                     continue
-                # Each statement locks its source's chain head until the group commits: one order for all groups,
-                # so that two groups never wait for each other.
-                group.sort(key=lambda item: str(item[1]["source"]))
-                within = min(item[3] for item in group) - now
+                group.sort(key=lambda item: str(item[1]["source"]))  # the chain heads in one order
                 try:
-                    rows = await self._do(partial(_pipelined, group=group), within)
-                except psycopg.Error as exc:
-                    if len(group) == 1 or isinstance(exc, psycopg.OperationalError):
-                        # The statement's own error, or the database's or the connection's: each request's answer.
+                    rows = await self._do(partial(_pipelined, group=group), max(i[3] for i in group) - now)
+                except (psycopg.Error, DatabaseTimeout) as exc:
+                    if len(group) > 1 and _undone(exc):  # whose error? Each statement alone says.
+                        for sql, params, future, until in group:
+                            try:
+                                row = await self._do(
+                                    partial(_one, sql=sql, params=params), until - loop.time()
+                                )
+                                _settle(future, row=row)
+                            except Exception as each:
+                                _settle(future, exc=each)
+                    else:  # its own error, or the database's (unreachable, hung): each request's answer
                         for item in group:
                             _settle(item[2], exc=exc)
-                        continue
-                    for sql, params, future, until in group:  # which statement failed? Each alone.
-                        try:
-                            row = await self._do(partial(_one, sql=sql, params=params), until - loop.time())
-                            _settle(future, row=row)
-                        except Exception as each:
-                            _settle(future, exc=each)
-                    continue
-                except DatabaseTimeout as exc:
-                    for item in group:
-                        _settle(item[2], exc=exc)
                     continue
                 for item, row in zip(group, rows, strict=True):
                     _settle(item[2], row=row)
-        except BaseException as exc:  # cancelled (the service stopping): no request waits forever
+        except BaseException as exc:  # cancelled (the service stopping): no request waits for nothing
             for _, _, future, _ in [*group, *self._waiting]:
                 _settle(
                     future,
@@ -391,11 +404,20 @@ class PgRounds:
         return await self._do(work)
 
 
+GROUP_LOCK_TIMEOUT = "200ms"
+"""The longest a group waits for a lock (``lock_timeout``, the group's transaction only): a head another group or a
+batch chunk holds is free within milliseconds; a wait this long is a group's statement waiting for a round key that
+another transaction holds, perhaps while that transaction waits for this group (the comment above
+:meth:`PgRounds._grouped`). Below PostgreSQL's ``deadlock_timeout`` (1 s), so the group gives way first, never the
+batch chunk."""
+
+
 async def _pipelined(conn: AsyncConnection[Any], group: Sequence[_Waiting]) -> list[Any]:
-    """Each statement's first row (or None), all sent at once in one pipeline: one implicit transaction, committed
-    at its end (all or nothing)."""
+    """Each statement's first row (or None), all sent at once in one pipeline, in one transaction (all or nothing:
+    rolled back on any error, a client-side one included)."""
     cursors = []
-    async with conn.pipeline():
+    async with conn.pipeline(), conn.transaction():
+        await conn.execute(f"SET LOCAL lock_timeout = '{GROUP_LOCK_TIMEOUT}'")
         for sql, params, _, _ in group:
             cursor = conn.cursor()
             await cursor.execute(sql, params)
@@ -403,14 +425,27 @@ async def _pipelined(conn: AsyncConnection[Any], group: Sequence[_Waiting]) -> l
     return [await cursor.fetchone() for cursor in cursors]
 
 
+def _connection_lost(exc: psycopg.OperationalError) -> bool:
+    """An error of the connection (none from the server, or the server shutting it: a restart), not of a statement
+    the server ran (a lock timeout, a deadlock broken)."""
+    return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "57")
+
+
+def _undone(exc: BaseException) -> bool:
+    """Whether a group's failure is worth running its statements alone: a statement's own error (the group was
+    rolled back), or the group giving way on a lock (:data:`GROUP_LOCK_TIMEOUT`, or a deadlock PostgreSQL broke). Not
+    a database or connection that failed, nor a deadline: alone they would fail the same way, each after a wait."""
+    if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.DeadlockDetected):
+        return True
+    return isinstance(exc, psycopg.Error) and not isinstance(exc, psycopg.OperationalError)
+
+
 async def _one(conn: AsyncConnection[Any], sql: str, params: dict[str, Any]) -> Any:
     return await (await conn.execute(sql, params)).fetchone()
 
 
 def _settle(future: asyncio.Future[Any], *, row: Any = None, exc: BaseException | None = None) -> None:
-    if (
-        future.done()
-    ):  # the request is gone (cancelled): what was stored stays stored, as for a single statement
+    if future.done():  # the request is gone (its deadline, or cancelled): what was stored stays stored
         return
     if exc is not None:
         future.set_exception(exc)

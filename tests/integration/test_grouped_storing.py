@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -181,3 +182,69 @@ def test_a_database_that_cannot_be_reached_fails_each_request_of_the_group(group
     outcomes = asyncio.run(work())
     assert all(isinstance(o, psycopg.OperationalError) for o in outcomes), outcomes
     assert groups == [], groups  # never connected: no group was sent
+
+
+@ON_POSTGRES
+def test_a_group_that_fails_on_the_client_side_stores_nothing_and_each_runs_alone(
+    database_url: str, db: Database, groups: list[int], rows: Callable[..., int]
+) -> None:
+    """A parameter psycopg cannot send fails the group on the client, after the statements before it were sent: the
+    group's transaction is rolled back, so those are stored by their run alone and answered as created."""
+    records = [orjson.dumps(d) for d in generate_rounds(3, seed=13)]
+    first, unsendable, last = row_of(records[0]), row_of(records[1], verdict={"not": "sendable"}), row_of(records[2])
+
+    async def work(pg: PgRounds) -> list[Any]:
+        return await asyncio.gather(
+            *(pg.insert_round(v, f) for v, f in (first, unsendable, last)), return_exceptions=True
+        )
+
+    a, failed, b = run(database_url, work, size=1)
+    assert isinstance(a, int) and isinstance(b, int), (a, b)  # created now, not found stored
+    assert isinstance(failed, psycopg.ProgrammingError), failed
+    assert groups == [3], groups
+    assert rows("rounds") == 2
+    assert sound(db).ok
+
+
+@ON_POSTGRES
+def test_a_group_gives_way_to_a_batch_chunk_holding_one_of_its_rounds_instead_of_deadlocking(
+    database_url: str, db: Database, groups: list[int], rows: Callable[..., int]
+) -> None:
+    """A batch chunk inserts its rounds, then takes its source's chain head (app.usecases.batches). A group whose first
+    statement took that head and whose second waits for a round the chunk inserted would deadlock with it: the group
+    gives way (its lock timeout, below PostgreSQL's deadlock_timeout), the chunk commits, and each statement runs
+    alone: the first is stored, the second finds the chunk's round."""
+    conninfo = str(libpq_url(database_url))
+    records = [orjson.dumps(d) for d in generate_rounds(2, seed=17)]
+    mine, theirs = row_of(records[0]), row_of(records[1])
+    columns = [c for c in theirs[0] if c != "findings"]
+    chunk_insert = (
+        f"INSERT INTO rounds ({', '.join(columns)}) VALUES ({', '.join(f'%({c})s' for c in columns)})"
+    )
+    head = (
+        "INSERT INTO chain_heads (source, seq, hash) VALUES (%s, 0, %s) "
+        "ON CONFLICT (source) DO UPDATE SET seq = chain_heads.seq"
+    )
+
+    async def work(pg: PgRounds) -> list[Any]:
+        chunk = await psycopg.AsyncConnection.connect(conninfo)
+        try:
+            async with chunk.transaction():
+                await chunk.execute(chunk_insert, theirs[0])  # the chunk's round, not committed yet
+                group = asyncio.gather(
+                    *(pg.insert_round(v, f) for v, f in (mine, theirs)), return_exceptions=True
+                )
+                await asyncio.sleep(0.1)  # the group holds the head and waits for the chunk's round
+                started = time.monotonic()
+                await chunk.execute(head, (SOURCE, b"\0" * 32))  # the chunk's last step: the head
+                waited = time.monotonic() - started
+            return [*(await group), waited]
+        finally:
+            await chunk.close()
+
+    stored, found, waited = run(database_url, work, size=1)
+    assert isinstance(stored, int), stored
+    assert found is None, found  # taken: by the chunk, committed
+    assert waited < 0.9, waited  # the group gave way before PostgreSQL's deadlock detection (1 s)
+    assert groups == [2], groups
+    assert rows("rounds") == 2
