@@ -226,13 +226,17 @@ class PgRounds:
                 await conn.close()
 
     async def _connect(self) -> AsyncConnection[Any]:
-        return await AsyncConnection.connect(
+        conn = await AsyncConnection.connect(
             self.conninfo,
             autocommit=True,
             prepare_threshold=0,  # the few statements here are prepared on first use
             connect_timeout=self.connect_timeout,
             application_name="bjaudit",
         )
+        # The lock timeout of grouped statements (GROUP_LOCK_TIMEOUT), once for the connection rather than in every
+        # group. Only the storing statements here wait for locks; run alone (_one) they lift it.
+        await conn.execute(f"SET lock_timeout = '{GROUP_LOCK_TIMEOUT}'")
+        return conn
 
     async def close(self) -> None:
         storing = list(self._storing)
@@ -405,24 +409,37 @@ class PgRounds:
 
 
 GROUP_LOCK_TIMEOUT = "200ms"
-"""The longest a group waits for a lock (``lock_timeout``, the group's transaction only): a head another group or a
-batch chunk holds is free within milliseconds; a wait this long is a group's statement waiting for a round key that
-another transaction holds, perhaps while that transaction waits for this group (the comment above
-:meth:`PgRounds._grouped`). Below PostgreSQL's ``deadlock_timeout`` (1 s), so the group gives way first, never the
-batch chunk."""
+"""The longest a group waits for a lock (``lock_timeout`` of the connections here; a statement run alone waits as long
+as its deadline): a head another group or a batch chunk holds is free within milliseconds; a wait this long is a
+group's statement waiting for a round key that another transaction holds, perhaps while that transaction waits for
+this group (the comment above :meth:`PgRounds._grouped`). Below PostgreSQL's ``deadlock_timeout`` (1 s), so the group
+gives way first, never the batch chunk."""
 
 
 async def _pipelined(conn: AsyncConnection[Any], group: Sequence[_Waiting]) -> list[Any]:
-    """Each statement's first row (or None), all sent at once in one pipeline, in one transaction (all or nothing:
-    rolled back on any error, a client-side one included)."""
+    """Each statement's first row (or None), all sent at once in one pipeline, in one transaction: all or nothing. An
+    error on the server rolls it back; one in the client (a parameter that cannot be sent, the deadline) leaves it
+    open, uncommitted, and the pool closes the connection (:meth:`PgRounds.connection`), which rolls it back."""
     cursors = []
-    async with conn.pipeline(), conn.transaction():
-        await conn.execute(f"SET LOCAL lock_timeout = '{GROUP_LOCK_TIMEOUT}'")
+    async with conn.pipeline():
+        await conn.execute("BEGIN")
         for sql, params, _, _ in group:
             cursor = conn.cursor()
             await cursor.execute(sql, params)
             cursors.append(cursor)
+        await conn.execute("COMMIT")
     return [await cursor.fetchone() for cursor in cursors]
+
+
+async def _one(conn: AsyncConnection[Any], sql: str, params: dict[str, Any]) -> Any:
+    """A storing statement alone: it waits for its locks as long as its deadline (the order of its locks, its round's
+    key then its source's head, is the batch path's: it cannot deadlock)."""
+    async with conn.pipeline():
+        await conn.execute("BEGIN")
+        await conn.execute("SET LOCAL lock_timeout = 0")
+        cursor = await conn.execute(sql, params)
+        await conn.execute("COMMIT")
+    return await cursor.fetchone()
 
 
 def _connection_lost(exc: psycopg.OperationalError) -> bool:
@@ -438,10 +455,6 @@ def _undone(exc: BaseException) -> bool:
     if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.DeadlockDetected):
         return True
     return isinstance(exc, psycopg.Error) and not isinstance(exc, psycopg.OperationalError)
-
-
-async def _one(conn: AsyncConnection[Any], sql: str, params: dict[str, Any]) -> Any:
-    return await (await conn.execute(sql, params)).fetchone()
 
 
 def _settle(future: asyncio.Future[Any], *, row: Any = None, exc: BaseException | None = None) -> None:
