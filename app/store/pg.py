@@ -226,17 +226,13 @@ class PgRounds:
                 await conn.close()
 
     async def _connect(self) -> AsyncConnection[Any]:
-        conn = await AsyncConnection.connect(
+        return await AsyncConnection.connect(
             self.conninfo,
             autocommit=True,
             prepare_threshold=0,  # the few statements here are prepared on first use
             connect_timeout=self.connect_timeout,
             application_name="bjaudit",
         )
-        # The lock timeout of grouped statements (GROUP_LOCK_TIMEOUT), once for the connection rather than in every
-        # group. Only the storing statements here wait for locks; run alone (_one) they lift it.
-        await conn.execute(f"SET lock_timeout = '{GROUP_LOCK_TIMEOUT}'")
-        return conn
 
     async def close(self) -> None:
         storing = list(self._storing)
@@ -245,6 +241,10 @@ class PgRounds:
         ) in storing:  # their requests are answered 503 (_store_waiting), their connections closed below
             task.cancel()
         await asyncio.gather(*storing, return_exceptions=True)
+        # (a storing task cancelled before it ever ran answered nobody and counted itself out of nothing)
+        for _, _, future, _ in self._waiting:
+            _settle(future, exc=DatabaseTimeout("the service is stopping"))
+        self._waiting, self._storers = [], 0
         idle, self._idle = self._idle, []
         for conn in idle:
             await conn.close()
@@ -330,7 +330,7 @@ class PgRounds:
                 try:
                     rows = await self._do(partial(_pipelined, group=group), max(i[3] for i in group) - now)
                 except (psycopg.Error, DatabaseTimeout) as exc:
-                    if len(group) > 1 and _undone(exc):  # whose error? Each statement alone says.
+                    if _gave_way(exc) or (len(group) > 1 and _statement_error(exc)):  # each alone says
                         for sql, params, future, until in group:
                             try:
                                 row = await self._do(
@@ -409,11 +409,11 @@ class PgRounds:
 
 
 GROUP_LOCK_TIMEOUT = "200ms"
-"""The longest a group waits for a lock (``lock_timeout`` of the connections here; a statement run alone waits as long
-as its deadline): a head another group or a batch chunk holds is free within milliseconds; a wait this long is a
-group's statement waiting for a round key that another transaction holds, perhaps while that transaction waits for
-this group (the comment above :meth:`PgRounds._grouped`). Below PostgreSQL's ``deadlock_timeout`` (1 s), so the group
-gives way first, never the batch chunk."""
+"""The longest a group waits for a lock (``SET LOCAL lock_timeout`` in its transaction; a statement run alone, and
+every other query, waits as long as its deadline): a head another group or a batch chunk holds is free within
+milliseconds; a wait this long is a group's statement waiting for a round key that another transaction holds,
+perhaps while that transaction waits for this group (the comment above :meth:`PgRounds._grouped`). Below
+PostgreSQL's ``deadlock_timeout`` (1 s), so the group gives way first, never the batch chunk."""
 
 
 async def _pipelined(conn: AsyncConnection[Any], group: Sequence[_Waiting]) -> list[Any]:
@@ -423,6 +423,7 @@ async def _pipelined(conn: AsyncConnection[Any], group: Sequence[_Waiting]) -> l
     cursors = []
     async with conn.pipeline():
         await conn.execute("BEGIN")
+        await conn.execute(f"SET LOCAL lock_timeout = '{GROUP_LOCK_TIMEOUT}'")
         for sql, params, _, _ in group:
             cursor = conn.cursor()
             await cursor.execute(sql, params)
@@ -432,28 +433,27 @@ async def _pipelined(conn: AsyncConnection[Any], group: Sequence[_Waiting]) -> l
 
 
 async def _one(conn: AsyncConnection[Any], sql: str, params: dict[str, Any]) -> Any:
-    """A storing statement alone: it waits for its locks as long as its deadline (the order of its locks, its round's
-    key then its source's head, is the batch path's: it cannot deadlock)."""
-    async with conn.pipeline():
-        await conn.execute("BEGIN")
-        await conn.execute("SET LOCAL lock_timeout = 0")
-        cursor = await conn.execute(sql, params)
-        await conn.execute("COMMIT")
-    return await cursor.fetchone()
+    """A storing statement alone (autocommit): it waits for its locks as long as its deadline; the order of its locks,
+    its round's key then its source's head, is the batch path's, so it cannot deadlock with it."""
+    return await (await conn.execute(sql, params)).fetchone()
 
 
 def _connection_lost(exc: psycopg.OperationalError) -> bool:
-    """An error of the connection (none from the server, or the server shutting it: a restart), not of a statement
-    the server ran (a lock timeout, a deadlock broken)."""
-    return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "57")
+    """An error of the connection (none from the server, a connection exception, or the server shutting down or
+    restarting), not of a statement the server ran (a lock timeout, a deadlock broken, a statement cancelled)."""
+    return exc.sqlstate is None or exc.sqlstate[:2] == "08" or exc.sqlstate in ("57P01", "57P02", "57P03")
 
 
-def _undone(exc: BaseException) -> bool:
-    """Whether a group's failure is worth running its statements alone: a statement's own error (the group was
-    rolled back), or the group giving way on a lock (:data:`GROUP_LOCK_TIMEOUT`, or a deadlock PostgreSQL broke). Not
-    a database or connection that failed, nor a deadline: alone they would fail the same way, each after a wait."""
-    if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.DeadlockDetected):
-        return True
+def _gave_way(exc: BaseException) -> bool:
+    """The group gave way on a lock (:data:`GROUP_LOCK_TIMEOUT`, or a deadlock PostgreSQL broke): nothing of it was
+    stored, and its statements, alone, wait for their locks without risk (even a group of one: its request must not
+    fail for a wait that alone it may make)."""
+    return isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.DeadlockDetected)
+
+
+def _statement_error(exc: BaseException) -> bool:
+    """A statement's own error (the group was rolled back): which one, each statement alone says. Not a database or
+    connection that failed, nor a deadline: alone they would fail the same way, each after a wait."""
     return isinstance(exc, psycopg.Error) and not isinstance(exc, psycopg.OperationalError)
 
 

@@ -191,7 +191,11 @@ def test_a_group_that_fails_on_the_client_side_stores_nothing_and_each_runs_alon
     """A parameter psycopg cannot send fails the group on the client, after the statements before it were sent: the
     group's transaction is rolled back, so those are stored by their run alone and answered as created."""
     records = [orjson.dumps(d) for d in generate_rounds(3, seed=13)]
-    first, unsendable, last = row_of(records[0]), row_of(records[1], verdict={"not": "sendable"}), row_of(records[2])
+    first, unsendable, last = (
+        row_of(records[0]),
+        row_of(records[1], verdict={"not": "sendable"}),
+        row_of(records[2]),
+    )
 
     async def work(pg: PgRounds) -> list[Any]:
         return await asyncio.gather(
@@ -248,3 +252,33 @@ def test_a_group_gives_way_to_a_batch_chunk_holding_one_of_its_rounds_instead_of
     assert waited < 0.9, waited  # the group gave way before PostgreSQL's deadlock detection (1 s)
     assert groups == [2], groups
     assert rows("rounds") == 2
+
+
+@ON_POSTGRES
+def test_a_submission_alone_waits_for_a_round_another_transaction_holds_and_gets_its_answer(
+    database_url: str, db: Database, groups: list[int], rows: Callable[..., int]
+) -> None:
+    """A group of one whose round another transaction is inserting waits longer than the group's lock timeout: it
+    gives way and runs alone, waiting as long as its deadline, and finds the round stored (a replay or a conflict, as
+    before grouping), not a 503."""
+    conninfo = str(libpq_url(database_url))
+    theirs = row_of(orjson.dumps(next(iter(generate_rounds(1, seed=19)))))
+    columns = list(theirs[0])
+    insert = f"INSERT INTO rounds ({', '.join(columns)}) VALUES ({', '.join(f'%({c})s' for c in columns)})"
+
+    async def work(pg: PgRounds) -> Any:
+        other = await psycopg.AsyncConnection.connect(conninfo)
+        try:
+            async with other.transaction():
+                await other.execute(
+                    insert, theirs[0]
+                )  # not committed for 0.5 s: longer than GROUP_LOCK_TIMEOUT
+                mine = asyncio.ensure_future(pg.insert_round(*theirs))
+                await asyncio.sleep(0.5)
+            return await mine
+        finally:
+            await other.close()
+
+    assert run(database_url, work, size=1) is None  # taken: the other transaction's round, committed
+    assert groups == [1], groups
+    assert rows("rounds") == 1
