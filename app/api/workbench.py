@@ -9,6 +9,7 @@ unknown round a 404 page.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import difflib
 import functools
@@ -35,6 +36,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.api.auth import ANONYMOUS_LABEL, PUBLIC, Authenticator, is_loopback
 from app.api.deps import SingleRounds, UnitOfWork
+from app.api.problems import RequestTimeout
 from app.api.routes import _instant, _rule
 from app.config import Settings
 from app.store import keys as keys_repo
@@ -297,10 +299,17 @@ async def _form(request: Request) -> dict[str, str]:
     if media != "application/x-www-form-urlencoded":
         return {}
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > FORM_BYTES:
-            raise FormTooLarge(f"The form is over {FORM_BYTES} bytes.")
+    timeout = _settings(request).body_timeout_seconds
+    try:
+        async with asyncio.timeout(timeout):  # a form that never finishes must not hold the connection
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > FORM_BYTES:
+                    raise FormTooLarge(f"The form is over {FORM_BYTES} bytes.")
+    except TimeoutError:
+        raise RequestTimeout(
+            f"The form did not arrive within {timeout:g} s; send it again.", headers={"Connection": "close"}
+        ) from None
     try:
         fields = parse_qs(body.decode(), keep_blank_values=True, max_num_fields=20)
     except (UnicodeDecodeError, ValueError):

@@ -205,3 +205,24 @@ def test_a_request_that_is_not_http_gets_a_problem(live: tuple[str, int, Path]) 
         problem["type"] == "urn:bjaudit:problem:bad-http"
         and problem["title"] == "The request is not valid HTTP"
     )
+
+
+def test_a_workbench_form_that_never_finishes_is_408(live: tuple[str, int, Path]) -> None:
+    """The login form is read under the same body timeout as a round: a client that sends half a form and waits
+    does not hold the connection."""
+    _, port, _ = live
+    head = (
+        b"POST /ui/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        b"Content-Length: 500\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
+        started = time.monotonic()
+        s.sendall(head + b"csrf=abc&key=")
+        answer = b""
+        while piece := s.recv(65536):  # the answer closes the connection
+            answer += piece
+        took = time.monotonic() - started
+    status = int(answer.split(b" ", 2)[1])
+    assert status == 408, answer[:300]
+    assert b"did not arrive within 1 s" in answer, answer
+    assert took < 10
