@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import cProfile
 import os
-import pstats
 import secrets
 import sys
 import time
@@ -42,6 +41,7 @@ from app.config import Settings, sqlalchemy_url
 from app.store.migrate import upgrade_head
 from app.synth.generator import generate_rounds
 from bench.keys import make_key
+from bench.profile_round import shares
 
 PARTS = [
     ("parse: pydantic + strict JSON (app/wire)", ("app/wire/", "pydantic")),
@@ -59,31 +59,8 @@ PARTS = [
 ]
 
 
-def part_of(filename: str, function: str) -> str:
-    where = f"{filename}:{function}"
-    for name, needles in PARTS:
-        if any(n in where for n in needles):
-            return name
-    return "other (builtins, stdlib)"
-
-
 def report(profiler: cProfile.Profile, n: int, top: int) -> None:
-    entries = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    total = sum(tt for (_, _, tt, _, _) in entries.values())
-    by_part: dict[str, float] = defaultdict(float)
-    for (filename, _, function), (_, _, tt, _, _) in entries.items():
-        by_part[part_of(filename, function)] += tt
-    print(f"under the profiler: {total / n * 1e6:.0f} us/round")
-    print(f"\n{'part of the code':<64}{'share':>8}{'us/round':>10}")
-    for name, tt in sorted(by_part.items(), key=lambda kv: -kv[1]):
-        print(f"{name:<64}{tt / total:>8.1%}{tt / n * 1e6:>10.1f}")
-    print(f"\n{'function (time in itself)':<80}{'calls/round':>12}{'share':>8}")
-    for (filename, line, function), (_, ncalls, tt, _, _) in sorted(
-        entries.items(), key=lambda kv: -kv[1][2]
-    )[:top]:
-        short = filename.split("site-packages/")[-1].split("/work/main/")[-1]
-        label = f"{short}:{line} {function}"
-        print(f"{label[-79:]:<80}{ncalls / n:>12.1f}{tt / total:>8.1%}")
+    shares(profiler, n, top, PARTS)
 
 
 # --- the database ---------------------------------------------------------------------------------------------

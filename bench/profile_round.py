@@ -31,12 +31,36 @@ PARTS = [
 ]
 
 
-def part_of(filename: str, function: str) -> str:
+Parts = list[tuple[str, tuple[str, ...]]]
+
+
+def part_of(filename: str, function: str, parts: Parts = PARTS) -> str:
     where = f"{filename}:{function}"
-    for name, needles in PARTS:
+    for name, needles in parts:
         if any(n in where for n in needles):
             return name
     return "other (builtins, stdlib)"
+
+
+def shares(profiler: cProfile.Profile, n: int, top: int, parts: Parts = PARTS) -> None:
+    """Print the time per round under the profiler, the share of each part of the code and the ``top`` costliest
+    functions (time in themselves) of a profile over ``n`` rounds."""
+    entries = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(tt for (_, _, tt, _, _) in entries.values())
+    by_part: dict[str, float] = defaultdict(float)
+    for (filename, _, function), (_, _, tt, _, _) in entries.items():
+        by_part[part_of(filename, function, parts)] += tt
+    print(f"under the profiler: {total / n * 1e6:.1f} us/round")
+    print(f"\n{'part of the code':<64}{'share':>8}{'us/round':>10}")
+    for name, tt in sorted(by_part.items(), key=lambda kv: -kv[1]):
+        print(f"{name:<64}{tt / total:>8.1%}{tt / n * 1e6:>10.1f}")
+    print(f"\n{'function (time in itself)':<80}{'calls/round':>12}{'share':>8}")
+    for (filename, line, function), (_, ncalls, tt, _, _) in sorted(
+        entries.items(), key=lambda kv: -kv[1][2]
+    )[:top]:
+        short = filename.split("site-packages/")[-1].split("/work/main/")[-1]
+        label = f"{short}:{line} {function}"
+        print(f"{label[-79:]:<80}{ncalls / n:>12.1f}{tt / total:>8.1%}")
 
 
 def main() -> None:
@@ -59,23 +83,8 @@ def main() -> None:
     if args.pstats:
         profiler.dump_stats(args.pstats)
 
-    stats = pstats.Stats(profiler)
-    entries = stats.stats  # type: ignore[attr-defined]
-    n = len(corpus)
-    total = sum(tt for (_, _, tt, _, _) in entries.values())
-    by_part: dict[str, float] = defaultdict(float)
-    for (filename, _, function), (_, _, tt, _, _) in entries.items():
-        by_part[part_of(filename, function)] += tt
-    print(f"{n} rounds through app.usecases.rounds.audit: {total / n * 1e6:.1f} us/round under the profiler")
-    print(f"\n{'part of the code':<42}{'share':>8}{'us/round':>10}")
-    for name, tt in sorted(by_part.items(), key=lambda kv: -kv[1]):
-        print(f"{name:<42}{tt / total:>8.1%}{tt / n * 1e6:>10.1f}")
-    print(f"\n{'function (time in itself)':<72}{'calls/round':>12}{'share':>8}")
-    ranked = sorted(entries.items(), key=lambda kv: -kv[1][2])[: args.top]
-    for (filename, line, function), (_, ncalls, tt, _, _) in ranked:
-        short = filename.split("site-packages/")[-1].split("/work/main/")[-1]
-        label = f"{short}:{line} {function}"
-        print(f"{label[-71:]:<72}{ncalls / n:>12.1f}{tt / total:>8.1%}")
+    print(f"{len(corpus)} rounds through app.usecases.rounds.audit")
+    shares(profiler, len(corpus), args.top)
 
 
 if __name__ == "__main__":
