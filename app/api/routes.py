@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import functools
-from datetime import UTC, date, datetime, time
+from datetime import datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
@@ -37,6 +37,7 @@ from app.usecases.auditing import rule_spelling, rulesets
 from app.usecases.errors import InvalidQuery
 from app.usecases.keys import SOURCE_PATTERN
 from app.usecases.what_if import what_if
+from app.wire.instants import instant
 
 JSON = "application/json"
 
@@ -120,14 +121,8 @@ def _instant(value: str | None, name: str) -> datetime | None:
     """``2026-12-01`` (midnight UTC) or an RFC 3339 timestamp with its offset."""
     if value is None:
         return None
-    try:
-        if len(value) == 10:
-            return datetime.combine(date.fromisoformat(value), time(), UTC)
-        when = datetime.fromisoformat(value)
-        when.astimezone(UTC)  # stored and compared in UTC: must stay within years 1-9999 there
-    except (ValueError, OverflowError):
-        when = None
-    if when is None or when.tzinfo is None:
+    when = instant(value)
+    if when is None:
         raise InvalidQuery(
             f"?{name}= must be a date (2026-12-01) or a timestamp with its offset (2026-12-01T21:00:00-05:00).",
             errors=[

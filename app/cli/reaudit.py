@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from datetime import UTC, date, datetime
+from datetime import datetime
 from typing import IO, Any
 
 import orjson
+
+from app.wire.instants import instant
 
 EXIT_OK, EXIT_CANNOT = 0, 2
 
@@ -24,18 +26,22 @@ The final status (JSON, as GET /v1/reaudit/{id} answers it) goes to stdout; prog
 
 def _when(text: str) -> datetime:
     """An RFC 3339 timestamp with offset, or a date (its midnight UTC)."""
-    try:
-        if len(text) == 10:
-            d = date.fromisoformat(text)
-            return datetime(d.year, d.month, d.day, tzinfo=UTC)
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    when = instant(text)
+    if when is None:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give a date (2026-11-01) or a timestamp with offset (2026-11-01T00:00:00-05:00)"
-        ) from None
-    if when.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{text!r} has no UTC offset: add one (Z, -05:00 ...)")
+        )
     return when
+
+
+def _rounds(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of rounds, 1 or more")
+    return n
 
 
 def cmd_reaudit(args: argparse.Namespace, out: IO[str]) -> int:
@@ -58,6 +64,7 @@ def cmd_reaudit(args: argparse.Namespace, out: IO[str]) -> int:
     except DBAPIError as exc:
         return cannot_use_database("reaudit", exc)
     progress = Progress(sys.stderr)
+    reaudit_id: str | None = None
     try:
         if args.resume is not None:
             reaudit_id = args.resume
@@ -72,7 +79,7 @@ def cmd_reaudit(args: argparse.Namespace, out: IO[str]) -> int:
             reaudit_id = started.reaudit_id
             print(f"re-audit {reaudit_id}: {started.round_count} rounds", file=sys.stderr)
         with db.reading() as s:
-            todo = [ref for ref in reaudits.pending_chunks(s) if ref[0] == reaudit_id]
+            todo = reaudits.pending_chunks(s, reaudit_id)
         began = time.monotonic()
         for n, (rid, chunk_no) in enumerate(todo, 1):
             reaudits.process_chunk(db, rid, chunk_no)  # done already (by a worker): skipped
@@ -95,10 +102,14 @@ def cmd_reaudit(args: argparse.Namespace, out: IO[str]) -> int:
         return cannot_use_database("reaudit", exc)
     except KeyboardInterrupt:
         progress.done()
-        print(
-            f"bjaudit reaudit: stopped; the chunks done are kept. Go on with: bjaudit reaudit --resume {reaudit_id}",
-            file=sys.stderr,
-        )
+        if reaudit_id is None:  # stopped while the rounds were being chosen: nothing was started
+            print("bjaudit reaudit: stopped; nothing was started.", file=sys.stderr)
+        else:
+            print(
+                "bjaudit reaudit: stopped; the chunks done are kept. Go on with: "
+                f"bjaudit reaudit --resume {reaudit_id}",
+                file=sys.stderr,
+            )
         return 130
     finally:
         db.dispose()
@@ -132,7 +143,11 @@ def add_parser(sub: Any) -> None:
         "--to", dest="played_to", type=_when, metavar="WHEN", help="rounds played before (date or RFC 3339)"
     )
     r.add_argument(
-        "--chunk-rounds", type=int, default=1000, metavar="N", help="rounds per transaction (default 1000)"
+        "--chunk-rounds",
+        type=_rounds,
+        default=1000,
+        metavar="N",
+        help="rounds per transaction (default 1000)",
     )
     r.add_argument(
         "--resume", metavar="ID", help="go on with a re-audit that was stopped (its other options are kept)"

@@ -113,15 +113,15 @@ def stored_submission(session: Session, round_id: str, source: str, jurisdiction
 _LATER = A.alias("later")
 
 
-def finding_is_latest(f: Any = F) -> ColumnElement[bool]:
+def finding_is_latest() -> ColumnElement[bool]:
     """A findings row is of its round's latest audit: no audit of the round has a greater number."""
-    return ~exists().where(A.c.round_pk == f.c.round_pk, A.c.audit_no > f.c.audit_no)
+    return ~exists().where(A.c.round_pk == F.c.round_pk, A.c.audit_no > F.c.audit_no)
 
 
-def with_latest_audit(rounds: Any = R) -> Any:
+def with_latest_audit() -> Any:
     """``rounds`` left-joined with each round's latest re-audit (``audits`` columns all NULL for a round never
     re-audited): read the audit's columns with :func:`latest`."""
-    return rounds.outerjoin(
+    return R.outerjoin(
         A,
         and_(
             A.c.round_pk == R.c.id,

@@ -244,14 +244,17 @@ def _audit_row(row: Any, done: round_cases.Audited, reaudit_id: str, now: dateti
     }
 
 
-def pending_chunks(session: Session) -> list[tuple[str, int]]:
-    """(reaudit_id, chunk_no) of every chunk not yet done, oldest re-audit first."""
+def pending_chunks(session: Session, reaudit_id: str | None = None) -> list[tuple[str, int]]:
+    """(reaudit_id, chunk_no) of every chunk not yet done (of ``reaudit_id`` only, if given), oldest re-audit
+    first."""
     stmt = (
         select(RC.c.reaudit_id, RC.c.chunk_no)
         .join(RA, RA.c.id == RC.c.reaudit_id)
         .where(RC.c.done_at.is_(None))
         .order_by(RA.c.created_at, RC.c.reaudit_id, RC.c.chunk_no)
     )
+    if reaudit_id is not None:
+        stmt = stmt.where(RC.c.reaudit_id == reaudit_id)
     return [(r.reaudit_id, r.chunk_no) for r in session.execute(stmt)]
 
 

@@ -100,8 +100,12 @@ def parse_reaudit(data: bytes | str) -> Reaudit:
         faults = repeated_keys(raw, max_int=MAX_MONEY)
         if faults:
             raise ReauditInvalid(faults)
-    if "\x00" in model.reason or (model.table is not None and "\x00" in model.table):
+    nul = [name for name in ("table", "reason") if "\x00" in (getattr(model, name) or "")]
+    if nul:  # (PostgreSQL's text cannot hold it)
         raise ReauditInvalid(
-            [{"pointer": "/reason", "message": "must not contain the NUL character (\\u0000)"}]
+            [
+                {"pointer": f"/{name}", "message": "must not contain the NUL character (\\u0000)"}
+                for name in nul
+            ]
         )
     return Reaudit(model.played_from, model.played_to, model.table, model.jurisdiction, model.reason.strip())

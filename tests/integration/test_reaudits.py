@@ -227,6 +227,8 @@ def test_a_reaudit_of_one_source_touches_only_its_rounds(client: TestClient) -> 
         (b'{"reason": "x", "reason": "y"}', "/reason"),
         (b'{"reason": "x", "jurisdiction": "US-NV"}', "/jurisdiction"),
         (b'{"reason": "x", "tables": "BJ1"}', "/tables"),
+        (b'{"reason": "x", "table": "BJ\\u00001"}', "/table"),
+        (b'{"reason": "x\\u0000"}', "/reason"),
     ],
 )
 def test_a_request_that_cannot_be_used_is_refused_and_nothing_starts(
@@ -265,6 +267,12 @@ def test_the_command_line_reaudits_resumes_and_reports(client: TestClient, datab
     assert refused.returncode == 2 and "--reason" in refused.stderr
     bad = bjaudit("--from", "yesterday", "--reason", "x")
     assert bad.returncode == 2 and "'yesterday': give a date" in bad.stderr
+    # out of range once in UTC (as the API's ?from= refuses it), and no chunks at all: refused, not a traceback
+    early = bjaudit("--from", "0001-01-01T00:00:00+01:00", "--reason", "x")
+    assert early.returncode == 2 and "give a date" in early.stderr and "Traceback" not in early.stderr
+    for n in ("0", "-3"):
+        chunks = bjaudit("--chunk-rounds", n, "--reason", "x")
+        assert chunks.returncode == 2 and "1 or more" in chunks.stderr, chunks.stderr
 
     done = bjaudit(
         "--table", "BJ21", "--from", "2026-12-01", "--reason", "card corrected", "--chunk-rounds", "1"
