@@ -103,7 +103,7 @@ def _retry_after(request: Request) -> int:
     return int(getattr(settings, "retry_after_seconds", 5))
 
 
-def _is_undefined_table(exc: BaseException) -> bool:
+def is_undefined_table(exc: BaseException) -> bool:
     orig = exc if isinstance(exc, psycopg.Error) else getattr(exc, "orig", None)
     return getattr(orig, "sqlstate", None) == "42P01"  # undefined_table: the database is not migrated
 
@@ -179,7 +179,7 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
     )
 
 
-def _is_unavailable(exc: Exception) -> bool:
+def is_unavailable(exc: Exception) -> bool:
     # psycopg's own errors come from the PostgreSQL hot path (app.store.pg), which has no SQLAlchemy around it;
     # its pool timeout is a psycopg.OperationalError.
     if isinstance(
@@ -189,18 +189,18 @@ def _is_unavailable(exc: Exception) -> bool:
         return True
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
-    return isinstance(exc, ProgrammingError) and _is_undefined_table(exc)
+    return isinstance(exc, ProgrammingError) and is_undefined_table(exc)
 
 
 async def _on_database_error(request: Request, exc: Exception) -> Response:
-    if not _is_unavailable(exc):  # a constraint or data error is a bug of ours, not an outage
+    if not is_unavailable(exc):  # a constraint or data error is a bug of ours, not an outage
         return await _on_unexpected(request, exc)
     log.warning(
         "database unavailable on %s %s: %s", request.method, request.url.path, getattr(exc, "orig", exc)
     )
     detail = (
         "The database is not migrated; run `alembic upgrade head`."
-        if _is_undefined_table(exc)
+        if is_undefined_table(exc)
         else "The database cannot be reached; nothing was stored. Retry later."
     )
     return unavailable(request, _retry_after(request), detail)

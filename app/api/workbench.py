@@ -18,22 +18,21 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qs, urlencode
 
 import orjson
-import psycopg
 from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.requests import ClientDisconnect
 
+from app.api import problems
 from app.api.auth import ANONYMOUS_LABEL, PUBLIC, Authenticator, is_loopback
 from app.api.deps import SingleRounds, UnitOfWork
 from app.api.problems import RequestTimeout
@@ -90,10 +89,13 @@ def _templates() -> Environment:
     return env
 
 
-@functools.cache
 def _static(name: str) -> bytes | None:
-    if not re.fullmatch(r"[a-z0-9-]+\.css", name):
-        return None
+    # (the name is checked before the cache: a cache keyed by any name asked for would grow without bound)
+    return _static_file(name) if re.fullmatch(r"[a-z0-9-]+\.css", name) else None
+
+
+@functools.cache
+def _static_file(name: str) -> bytes | None:
     resource = importlib.resources.files("app.workbench") / "static" / name
     return resource.read_bytes() if resource.is_file() else None
 
@@ -230,9 +232,6 @@ def error_page(request: Request, status: int, title: str, detail: str, errors: A
     return render(request, "error.html", status, title=title, status=status, detail=detail, errors=items)
 
 
-_UNAVAILABLE = (DatabaseTimeout, PoolTimeout, OperationalError, InterfaceError, psycopg.OperationalError)
-
-
 class _Pages(APIRoute):
     """A workbench route: what it cannot answer is a page (a login redirect, a 404, a 422 message), never a problem
     document."""
@@ -254,17 +253,22 @@ class _Pages(APIRoute):
                 return error_page(
                     request, 422, "A parameter is invalid", "The address cannot be used.", exc.errors()
                 )
-            except _UNAVAILABLE as exc:
-                log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
-                answer = error_page(
-                    request,
-                    503,
-                    "The database is unavailable",
-                    "The database did not answer; try again shortly.",
-                )
-                answer.headers["Retry-After"] = str(_settings(request).retry_after_seconds)
-                return answer
+            except ClientDisconnect:  # gone while sending a form: nobody reads the answer
+                log.info("client disconnected during %s %s", request.method, request.url.path)
+                return Response(b"", status_code=400)
             except Exception as exc:  # noqa: BLE001 - a page, logged with an id to quote
+                if isinstance(exc, DatabaseTimeout) or problems.is_unavailable(exc):
+                    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+                    answer = error_page(
+                        request,
+                        503,
+                        "The database is unavailable",
+                        "The database is not migrated; run `alembic upgrade head`."
+                        if problems.is_undefined_table(exc)
+                        else "The database did not answer; try again shortly.",
+                    )
+                    answer.headers["Retry-After"] = str(_settings(request).retry_after_seconds)
+                    return answer
                 error_id = uuid.uuid4().hex[:16]
                 log.error(
                     "unexpected error %s on %s %s", error_id, request.method, request.url.path, exc_info=exc
@@ -278,6 +282,8 @@ class _Pages(APIRoute):
 
         return page
 
+
+S = TypeVar("S", bound=str)
 
 router = APIRouter(prefix="/ui", include_in_schema=False, route_class=_Pages)
 
@@ -453,13 +459,21 @@ def _unknown(params: Mapping[str, str], known: tuple[str, ...]) -> None:
         raise InvalidQuery("; ".join(e["detail"] for e in errors), errors=errors)
 
 
+def _one_of(name: str, value: str | None, allowed: Sequence[S], what: str) -> S | None:
+    """A query parameter that takes one of ``allowed`` values (None: not given); any other value is said."""
+    if value is None:
+        return None
+    for choice in allowed:
+        if choice == value:
+            return choice
+    raise InvalidQuery(
+        f"?{name}= is one of {', '.join(allowed)}; not {value!r}.",
+        errors=[{"parameter": name, "detail": f"{what}: {value!r}"}],
+    )
+
+
 def _verdict(value: str | None) -> str | None:
-    if value is not None and value not in VERDICTS:
-        raise InvalidQuery(
-            f"?verdict= is one of {', '.join(VERDICTS)}; not {value!r}.",
-            errors=[{"parameter": "verdict", "detail": f"not a verdict: {value!r}"}],
-        )
-    return value
+    return _one_of("verdict", value, VERDICTS, "not a verdict")
 
 
 @router.get("")
@@ -485,7 +499,7 @@ async def search_page(request: Request, viewing: Viewer) -> Response:
             shoe=params.get("shoe"),
             rule=_rule(params.get("rule")),
             verdict=_verdict(params.get("verdict")),
-            jurisdiction=params.get("jurisdiction"),
+            jurisdiction=_jurisdiction(params.get("jurisdiction")),
             source=who.reads(params.get("source")),
             played_from=_instant(params.get("from"), "from"),
             played_to=_instant(params.get("to"), "to"),
@@ -621,12 +635,7 @@ def _range(params: Mapping[str, str]) -> tuple[str, str]:
 
 
 def _jurisdiction(value: str | None) -> str | None:
-    if value is not None and value not in _jurisdictions():
-        raise InvalidQuery(
-            f"?jurisdiction= is one of {', '.join(_jurisdictions())}; not {value!r}.",
-            errors=[{"parameter": "jurisdiction", "detail": f"unknown jurisdiction: {value!r}"}],
-        )
-    return value
+    return _one_of("jurisdiction", value, _jurisdictions(), "unknown jurisdiction")
 
 
 @router.get("/rules")
@@ -679,12 +688,8 @@ async def rules_page(request: Request, viewing: Viewer) -> Response:
 
 def _report_query(params: Mapping[str, str], who: Principal) -> Summary:
     played_from, played_to = _range(params)
-    group_by = params.get("group_by", "day")
-    if group_by not in GROUP_BY:
-        raise InvalidQuery(
-            f"?group_by= is one of {', '.join(GROUP_BY)}; not {group_by!r}.",
-            errors=[{"parameter": "group_by", "detail": f"not a grouping: {group_by!r}"}],
-        )
+    group_by = _one_of("group_by", params.get("group_by", "day"), GROUP_BY, "not a grouping")
+    assert group_by is not None  # (given a default)
     return Summary(
         group_by=group_by,
         played_from=_instant(played_from, "from"),
@@ -780,11 +785,7 @@ async def batch_page(request: Request, batch_id: str, viewing: Viewer) -> Respon
         raise InvalidQuery(
             "?after= is a line number.", errors=[{"parameter": "after", "detail": "not a line number"}]
         )
-    if only is not None and only not in batch_cases.ONLY:
-        raise InvalidQuery(
-            f"?only= is one of {', '.join(batch_cases.ONLY)}; not {only!r}.",
-            errors=[{"parameter": "only", "detail": f"not a filter: {only!r}"}],
-        )
+    _one_of("only", only, tuple(batch_cases.ONLY), "not a filter")
     if "\x00" in batch_id or len(batch_id) > 128:
         raise batch_cases.BatchNotFound(f"No batch {batch_id!r}.")
     uow = _uow(request)

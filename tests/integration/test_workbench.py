@@ -371,6 +371,10 @@ def test_search_filters_read_as_the_api_reads_them(logged_in: Bench, examples: d
         ({"from": "yesterday"}, "?from= must be a date"),
         ({"rule": "13:69F-9.99"}, "names no rule we hold"),
         ({"verdict": "guilty"}, "?verdict= is one of"),
+        (
+            {"jurisdiction": "XX"},
+            "?jurisdiction= is one of",
+        ),  # (as GET /v1/rounds refuses it; not "no round")
         ({"table_id": "BJ07"}, "did you mean 'table'"),
         ({"cursor": "not-a-cursor"}, "not one this service issued"),
     ],
@@ -528,6 +532,34 @@ def test_unknown_rounds_and_pages_are_html_pages_and_everything_is_escaped(logge
     logged_in.page("/ui/no/such/page", 404)
     assert logged_in.client.get("/ui/").headers["location"] == "/ui"
     logged_in.page("/ui/rounds/X", 422, verdit="x")
+
+
+def test_the_stylesheet_route_keeps_no_memory_of_names_it_refuses(logged_in: Bench) -> None:
+    from app.api import workbench
+
+    before = workbench._static_file.cache_info().currsize
+    for n in range(50):
+        assert logged_in.client.get(f"/ui/static/nothing-{n}.png").status_code == 404
+    assert workbench._static_file.cache_info().currsize == before
+    assert logged_in.client.get("/ui/static/workbench.css").status_code == 200
+
+
+def test_a_database_that_cannot_be_used_is_a_503_page_as_the_api_says_it(
+    logged_in: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every error the API answers 503 (app.api.problems.is_unavailable) is a 503 page, not a 500: psycopg's
+    InterfaceError (a connection closed under the hot path) among them."""
+    import psycopg
+
+    from app.api import deps
+
+    async def closed(*_: Any) -> bytes:
+        raise psycopg.InterfaceError("the connection is closed")
+
+    monkeypatch.setattr(deps.SingleRounds, "lookup", closed)
+    r = logged_in.client.get("/ui/rounds/ANY-ROUND")
+    assert r.status_code == 503, (r.status_code, r.text[:300])
+    assert r.headers["retry-after"] and "The database is unavailable" in parse(r.text).text
 
 
 # --- rules, reports, batches ---------------------------------------------------------------------------------
