@@ -84,8 +84,8 @@ class Authenticator:
         the key in its own statement may ask for that."""
         header = request.headers.get("authorization")
         if header is None:
-            if self.settings.dev_anonymous and is_loopback(request.client.host if request.client else None):
-                return Principal(None, ANONYMOUS_LABEL, self.settings.default_source, frozenset(SCOPES))
+            if (anonymous := self.anonymous(request)) is not None:
+                return anonymous
             raise Unauthenticated(
                 "Send an API key: 'Authorization: Bearer bja_...'. `bjaudit keys create` makes one.",
                 headers=CHALLENGE,
@@ -104,9 +104,7 @@ class Authenticator:
                 request.state.key_not_looked_up = key_id
                 return seen[1]
         request.state.key_not_looked_up = None
-        row = await (
-            self.pg.find_key(key_id) if self.pg is not None else self.uow.read(keys_repo.find, key_id)
-        )
+        row = await self.find_key(key_id)
         who = principal_of(row, token)
         if who is None:
             if row is None or row.revoked_at is not None:  # (not for a wrong secret: anyone knows a key's id)
@@ -118,6 +116,18 @@ class Authenticator:
                 self._known.clear()
             self._known[key_id] = (row.secret_sha256, who)
         return who
+
+    async def find_key(self, key_id: str) -> Any:
+        """A key's stored row (None if there is none): on the PostgreSQL pool, else in the unit of work."""
+        return await (
+            self.pg.find_key(key_id) if self.pg is not None else self.uow.read(keys_repo.find, key_id)
+        )
+
+    def anonymous(self, request: Request) -> Principal | None:
+        """The development caller without a key (``BJAUDIT_DEV_ANONYMOUS``, from loopback only), else None."""
+        if self.settings.dev_anonymous and is_loopback(request.client.host if request.client else None):
+            return Principal(None, ANONYMOUS_LABEL, self.settings.default_source, frozenset(SCOPES))
+        return None
 
     @staticmethod
     def not_looked_up(request: Request) -> str | None:

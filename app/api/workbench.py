@@ -33,12 +33,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.requests import ClientDisconnect
 
 from app.api import problems
-from app.api.auth import ANONYMOUS_LABEL, PUBLIC, Authenticator, is_loopback
+from app.api.auth import PUBLIC, Authenticator
 from app.api.deps import SingleRounds, UnitOfWork
 from app.api.problems import RequestTimeout
 from app.api.routes import _instant, _rule
 from app.config import Settings
-from app.store import keys as keys_repo
 from app.store.db import DatabaseTimeout
 from app.store.reports import GROUP_BY, Summary
 from app.store.rounds import Search
@@ -47,7 +46,7 @@ from app.usecases import reports as report_cases
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import catalogue, rule_details, rulesets
 from app.usecases.errors import AmbiguousRound, CannotAudit, InvalidQuery, RoundNotFound, ServiceError
-from app.usecases.keys import SCOPES, Principal, key_id_of, principal_of
+from app.usecases.keys import Principal, key_id_of, principal_of
 from app.usecases.what_if import what_if
 from app.workbench import reads, views
 from app.workbench import session as sessions
@@ -158,7 +157,7 @@ def _lifetime(request: Request) -> int:
 
 async def _find_key(request: Request, key_id: str) -> Any:
     auth: Authenticator = request.app.state.auth
-    return await (auth.pg.find_key(key_id) if auth.pg is not None else auth.uow.read(keys_repo.find, key_id))
+    return await auth.find_key(key_id)
 
 
 def _here(request: Request) -> str:
@@ -187,17 +186,15 @@ async def _session_of(request: Request) -> Viewing | None:
 async def _viewer(request: Request) -> Viewing:
     """A workbench page's caller: a login session (its key looked up: a revoked key ends it at once), or anonymous
     development access on loopback; else off to the login page."""
+    auth: Authenticator = request.app.state.auth
     viewing = await _session_of(request)
     if viewing is None:
-        settings = _settings(request)
-        if not (settings.dev_anonymous and is_loopback(request.client.host if request.client else None)):
+        anonymous = auth.anonymous(request)
+        if anonymous is None:
             raise LoginRequired(_here(request) if request.method == "GET" else "/ui")
-        viewing = Viewing(
-            Principal(None, ANONYMOUS_LABEL, settings.default_source, frozenset(SCOPES)), None, None
-        )
+        viewing = Viewing(anonymous, None, None)
     request.state.principal = viewing.who
     request.state.workbench = viewing
-    auth: Authenticator = request.app.state.auth
     await auth.limit(request, viewing.who)
     return viewing
 
@@ -343,6 +340,17 @@ def _cookie(response: Response, request: Request, name: str, value: str, max_age
     )
 
 
+def _drop_cookie(response: Response, request: Request, name: str) -> None:
+    """Clear a cookie set by :func:`_cookie` (with the same attributes, or browsers keep it)."""
+    response.delete_cookie(
+        name,
+        path=sessions.COOKIE_PATH,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
+
 # --- login ---------------------------------------------------------------------------------------------------
 
 
@@ -402,13 +410,7 @@ async def login(request: Request) -> Response:
     _, value = sessions.issue(secret, who.key_id, int(time.time()), lifetime)
     answer = RedirectResponse(next_path, status_code=303)
     _cookie(answer, request, sessions.SESSION_COOKIE, value, lifetime)
-    answer.delete_cookie(
-        sessions.CSRF_COOKIE,
-        path=sessions.COOKIE_PATH,
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
+    _drop_cookie(answer, request, sessions.CSRF_COOKIE)
     return answer
 
 
@@ -420,13 +422,7 @@ async def logout(request: Request, viewing: Viewer) -> Response:
     if viewing.csrf is not None and not sessions.same(viewing.csrf, form.get("csrf")):
         raise FormRefused("The form's security token is missing or stale: reload the page and log out again.")
     answer = RedirectResponse("/ui/login", status_code=303)
-    answer.delete_cookie(
-        sessions.SESSION_COOKIE,
-        path=sessions.COOKIE_PATH,
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
+    _drop_cookie(answer, request, sessions.SESSION_COOKIE)
     return answer
 
 

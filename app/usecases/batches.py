@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Select, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -969,19 +969,24 @@ def result_line(row: Any) -> bytes:
     return orjson.dumps(out) + b"\n"
 
 
+def results_query(batch_id: str, after: int, only: str | None, limit: int) -> Select[Any]:
+    """Up to ``limit`` of a batch's per-line results after line ``after``, in line order (keyset on line_no), of the
+    outcomes ``only`` names (:data:`ONLY`; None: every line)."""
+    stmt = (
+        select(BR.c.line_no, BR.c.round_id, BR.c.outcome, BR.c.verdict, BR.c.detail)
+        .where(BR.c.batch_id == batch_id, BR.c.line_no > after)
+        .order_by(BR.c.line_no)
+        .limit(limit)
+    )
+    outcomes = ONLY.get(only) if only else None
+    return stmt.where(BR.c.outcome.in_(outcomes)) if outcomes else stmt
+
+
 def iter_results(db: Database, batch_id: str, only: str | None, page: int = 2000) -> Iterator[bytes]:
     """The batch's per-line results as NDJSON, in line order, read in pages (keyset on line_no): flat memory."""
     after = 0
-    outcomes = ONLY.get(only) if only else None
     while True:
-        stmt = (
-            select(BR.c.line_no, BR.c.round_id, BR.c.outcome, BR.c.verdict, BR.c.detail)
-            .where(BR.c.batch_id == batch_id, BR.c.line_no > after)
-            .order_by(BR.c.line_no)
-            .limit(page)
-        )
-        if outcomes:
-            stmt = stmt.where(BR.c.outcome.in_(outcomes))
+        stmt = results_query(batch_id, after, only, page)
         with db.reading() as s:
             rows = s.execute(stmt).all()
         if not rows:

@@ -11,11 +11,10 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import rounds_table as R
+from app.usecases import batches
 from app.usecases import rounds as round_cases
-from app.usecases.batches import ONLY
 from app.usecases.what_if import WhatIf
 
 RESULTS_PAGE = 200
@@ -53,16 +52,7 @@ def batch_outcomes(
 ) -> OutcomePage:
     """Up to ``limit`` lines' outcomes after line ``after``, in line order (keyset on line_no), and the line to
     continue after when there are more."""
-    stmt = (
-        select(BR.c.line_no, BR.c.round_id, BR.c.outcome, BR.c.verdict, BR.c.detail)
-        .where(BR.c.batch_id == batch_id, BR.c.line_no > after)
-        .order_by(BR.c.line_no)
-        .limit(limit + 1)
-    )
-    outcomes = ONLY.get(only) if only else None
-    if outcomes:
-        stmt = stmt.where(BR.c.outcome.in_(outcomes))
-    rows = session.execute(stmt).all()
+    rows = session.execute(batches.results_query(batch_id, after, only, limit + 1)).all()
     page = [_outcome(r) for r in rows[:limit]]
     return OutcomePage(page, page[-1].line if len(rows) > limit else None)
 

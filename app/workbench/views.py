@@ -187,7 +187,6 @@ class HandView:
     key: str
     label: str = ""
     cards: list[CardView] = field(default_factory=list)
-    wager: int | None = None
     doubled: int = 0
     from_split: bool = False
     surrendered: bool = False
@@ -259,7 +258,7 @@ class _Table:
                     view.side.append(
                         f"additional wager ({kind}): {money(extra.get('amount'), self.jurisdiction)}"
                     )
-                self._hand(f"{n}.1").wager = wager
+                self._hand(f"{n}.1")  # the box's first hand, in seat order
         self.face_down: dict[str, list[CardView]] = {}
 
     def _hand(self, name: str) -> HandView:
@@ -296,7 +295,6 @@ class _Table:
             if seat is not None:
                 new = self._hand(f"{seat}.{len(self.seats[seat].hands) + 1}")
                 new.from_split = hand.from_split = True
-                new.wager = ev.get("amount") if isinstance(ev.get("amount"), int) else hand.wager
                 if len(hand.cards) >= 2:
                     new.cards.append(hand.cards.pop(1))
         elif kind == "double" and isinstance(hand_name, str) and isinstance(ev.get("amount"), int):
@@ -510,7 +508,6 @@ class RoundPage:
     finding_count: int
     audits: list[AuditView]
     compare: CompareView | None
-    wagers: list[tuple[int, str]]
 
 
 def _election_value(name: str, value: Any, jurisdiction: str) -> str:
@@ -663,7 +660,6 @@ def round_page(
         finding_count=len(findings),
         audits=audit_history(lookup, rules, aliases, label),
         compare=compare_view,
-        wagers=[(s.seat, money(s.wager, jurisdiction)) for s in table_view.seats],
     )
 
 
