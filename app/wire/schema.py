@@ -132,6 +132,18 @@ def _hand_names() -> dict[str, HandId]:
 
 
 _CARD = _card_spellings()
+
+
+def canonical_card(code: str) -> str | None:
+    """A card as a record may spell it (``10h``, ``Th``, ``as`` ...) as the engine writes it, or None when it is not a
+    card.
+
+    >>> canonical_card("10h"), canonical_card("AS"), canonical_card("ZZ")
+    ('TH', 'AS', None)
+    """
+    return _CARD.get(code)
+
+
 _HAND = _hand_names()
 _TARGET: dict[str, Target] = {**_HAND, "dealer": "dealer"}
 

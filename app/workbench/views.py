@@ -14,7 +14,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from app.domain.cards import RANKS, SUITS, hand_total, is_natural
+from app.domain.cards import hand_total, is_natural
+from app.wire.schema import canonical_card
 
 CURRENCIES = {"US-NJ": "$", "NZ": "NZ$"}
 """The currency of each jurisdiction's amounts (round-v1: money is an integer count of its minor unit, cents)."""
@@ -128,18 +129,6 @@ def round_href(
 
 
 # --- cards and hands -----------------------------------------------------------------------------------------
-
-
-def canonical_card(code: str) -> str | None:
-    """A record's card as the engine writes it, or None when it is not a card.
-
-    >>> canonical_card("10h"), canonical_card("AS"), canonical_card("ZZ")
-    ('TH', 'AS', None)
-    """
-    up = code.upper()
-    if up.startswith("10"):
-        up = "T" + up[2:]
-    return up if len(up) == 2 and up[0] in RANKS and up[1] in SUITS else None
 
 
 @dataclass
