@@ -16,6 +16,9 @@ the dealer after every box. A hand is *left* when a card goes to another hand of
 *passed* when a card goes to a later seat or to the dealer; a later card or decision on a hand that was not
 complete when it was left or passed shows play went out of turn, and is reported once per seat, at the card that
 went elsewhere.
+
+The fold is :func:`replay`; each kind of event has its own function below (a player's card, the dealer's card, a
+settlement, each decision), reading and advancing the replay's progress (:class:`Progress`) and the trace.
 """
 
 from __future__ import annotations
@@ -64,12 +67,69 @@ _DECISIONS = frozenset({"double", "split", "surrender", "hit", "stand", "insuran
 _NOWHERE = Ctx({}, {})
 
 
+class Progress:
+    """Where the replay stands between two events: what the trace does not keep once the fold is done.
+
+    It points at the trace and the findings; nothing points back at it, so it is freed with the fold."""
+
+    __slots__ = (
+        "t",
+        "ctx",
+        "decks",
+        "hole_game",
+        "counts",
+        "owed",
+        "initial_open",
+        "initial_end",
+        "later_card",
+        "later_player",
+        "dealer_play_at",
+        "dbj_known_at",
+        "waiting",
+        "played",
+        "top_seat",
+        "present",
+        "how",
+        "dealer_hard",
+        "dealer_ace",
+        "dealer_facts",
+        "dealer_done",
+    )
+
+    def __init__(self, t: Trace, ctx: Ctx, elections: dict[str, Any]) -> None:
+        self.t = t
+        self.ctx = ctx
+        self.decks = int(elections.get("decks") or 8)
+        # Whether the dealer's second card belongs to the initial deal (a hole card): the table's election says so;
+        # without one, a face-down card among the dealer's first two makes it a hole-card game (in either order).
+        self.hole_game: bool | None = _HOLE_CARD_GAME.get(str(elections.get("dealer_second_card")))
+        self.counts: dict[str, int] = {}
+        self.owed = 2 * len(t.seats)  # initial cards still owed to the boxes' original hands
+        self.initial_open = True  # still inside the initial deal
+        self.initial_end: int | None = None
+        self.later_card: int | None = None  # the first card after the initial deal
+        self.later_player: int | None = None  # the first card to a player hand after the initial deal
+        self.dealer_play_at: int | None = None
+        self.dbj_known_at: int | None = None
+        self.waiting: list[HandState] = []  # split hands still owed their second card
+        self.played: dict[int, int] = {}  # seat -> its first card after the initial deal
+        self.top_seat = 0  # the highest seat dealt a card after the initial deal
+        self.present: set[str] = set()
+        # What settlements are judged by (once the dealer has two cards).
+        self.how: settlement.Terms | None = None
+        self.dealer_hard = 0
+        self.dealer_ace = False
+        # The dealer's total, whether a blackjack, whether the up card is an ace or a ten.
+        self.dealer_facts: DealerFacts = (0, False, False)
+        # The dealer's hand is complete by rule: settlements are judged as they arrive.
+        self.dealer_done = False
+
+
 def replay(
     round_: Round, elections: dict[str, Any], ctx: Ctx | None = None, stop: int | None = None
 ) -> Trace:
     """Fold the events (those before ``stop`` only, when given) into the state of play; findings about the sequence
     of play go to ``ctx`` as they are found."""
-    ctx = ctx or _NOWHERE
     t = Trace(round_, elections)
     seats, hands, hand_list = t.seats, t.hands, t.hand_list
     for sw in round_.seats:
@@ -80,324 +140,356 @@ def replay(
         seats[sw.seat] = box
         hands[first.id] = first
         hand_list.append(first)
-
-    decks = int(elections.get("decks") or 8)
-    # Whether the dealer's second card belongs to the initial deal (a hole card): the table's election says so;
-    # without one, a face-down card among the dealer's first two makes it a hole-card game (in either order).
-    hole_game = _HOLE_CARD_GAME.get(str(elections.get("dealer_second_card")))
-    dealer, dealer_events, dealer_down = t.dealer, t.dealer_events, t.dealer_down
-    counts: dict[str, int] = {}
-    owed = 2 * len(seats)  # initial cards still owed to the boxes' original hands
-    initial_open = True  # still inside the initial deal
-    initial_end: int | None = None
-    later_card: int | None = None  # the first card after the initial deal
-    later_player: int | None = None  # the first card to a player hand after the initial deal
-    dealer_play_at: int | None = None
-    dbj_known_at: int | None = None
-    waiting: list[HandState] = []  # split hands still owed their second card
-    played: dict[int, int] = {}  # seat -> its first card after the initial deal
-    top_seat = 0  # the highest seat dealt a card after the initial deal
-    present: set[str] = set()
-    h: HandState | None
-    s: SeatState | None
-    how: settlement.Terms | None = None  # what settlements are judged by (once the dealer has two cards)
-    dealer_hard, dealer_ace = 0, False
-    dealer_facts: DealerFacts = (0, False, False)  # the dealer's total, blackjack, up card an ace or ten
-    dealer_done = False  # the dealer's hand is complete by rule: settlements are judged as they arrive
+    p = Progress(t, ctx or _NOWHERE, elections)
 
     events = round_.events if stop is None else round_.events[:stop]
     for i, ev in enumerate(events):
         if type(ev) is Deal:
-            to, card = ev.to, ev.card
-            n = counts.get(card, 0) + 1
-            counts[card] = n
-            if n > decks:
-                _problem(
-                    t,
-                    i,
-                    target_name(to),
-                    f"{card} is dealt for the {_nth(n)} time, but {decks} deck"
-                    f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
-                    decks,
-                    n,
-                )
-                continue
-            down = ev.face == "down"
-            h = hands.get(to)  # type: ignore[arg-type]
-            if h is not None:
-                cards = h.cards
-                if initial_open and dbj_known_at is None:  # (after a known dealer blackjack no card is owed)
-                    if to[1] == 1 and len(cards) < 2 and not h.splits and not h.doubles:
-                        # One of a box's two initial cards (HandState.take, unrolled: the commonest event).
-                        cards.append(card)
-                        h.events.append(i)
-                        v = VALUES[card[0]]
-                        h.hard += v
-                        if v == 1:
-                            h.ace = True
-                        if down:
-                            h.down = {i: None} if h.down is None else {**h.down, i: None}
-                        if len(cards) == 2:
-                            h.status = TWENTY_ONE if h.ace and h.hard == 11 else OPEN
-                        owed -= 1
-                        if owed == 0 and dealer and _up_dealt(t):
-                            initial_end = i
-                        continue
-                    initial_open = False
-                # A card after the initial deal.
-                if later_player is None:
-                    later_player = (
-                        i  # (13:69F-2.17(d): a further card to a player, even inside a broken deal)
-                    )
-                    if later_card is None and initial_end is not None:
-                        later_card = i
-                if waiting:
-                    play.card_while_split_waits(t, ctx, waiting, h, i)
-                seat = seats[to[0]]  # type: ignore[index]
-                current = seat.current
-                if current is not h:
-                    if current is not None and current.left_at is None:
-                        current.left_at = i
-                    seat.current = h
-                sn = seat.seat
-                if sn not in played:
-                    played[sn] = i
-                    if sn > top_seat:
-                        top_seat = sn
-                if h.fault_pending:
-                    h.fault_pending = False  # the card of a hit or double already reported
-                elif h.status >= STOOD or h.settled_at is not None or dbj_known_at is not None:
-                    play.card_to_complete_hand(t, ctx, h, card, i)
-                elif not seat.order_reported and (
-                    h.left_at is not None or dealer_play_at is not None or top_seat > sn
-                ):
-                    _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
-                h.take(card, i, down)
-                if waiting and len(cards) == 2 and h in waiting:
-                    waiting.remove(h)
-                continue
-            if to != DEALER:
-                _hand_of(t, i, to, "A deal")  # type: ignore[arg-type]
-                continue
-            # The dealer's initial cards: its first, and in a hole-card game its second (the hole card, even when
-            # a decision came before it: an insurance wager or an additional wager's settlement).
-            nd = len(dealer)
-            if down:
-                dealer_down[i] = None
-            dealer.append(card)
-            dealer_events.append(i)
-            v = VALUES[card[0]]
-            dealer_hard += v
-            dealer_ace = dealer_ace or v == 1
-            if nd >= 1:
-                if how is None:
-                    how = settlement.terms(t, ctx)
-                soft = dealer_ace and dealer_hard <= 11
-                total = dealer_hard + 10 if soft else dealer_hard
-                up = dealer_facts[2] if nd > 1 else _ACE_TEN.get((t.dealer_up or "x")[0], False)
-                dealer_facts = (total, dealer_facts[1] if nd > 1 else total == 21, up)
-                dealer_done = dealer_facts[1] or total >= 18 or total == 17 and (not soft or how.h17 is False)
-            if nd == 0:
-                initial = True
-            elif nd == 1:
-                t.dealer_second_at = i
-                initial = hole_game if hole_game is not None else (down or dealer_events[0] in dealer_down)
-            else:
-                initial = False
-            if initial:
-                if owed == 0 and _up_dealt(t):
-                    initial_end = i
-                continue
-            initial_open = False
-            if initial_end is not None and later_card is None:
-                later_card = i
-            if waiting:
-                play.card_while_split_waits(t, ctx, waiting, None, i)
-            if dealer_play_at is None:
-                dealer_play_at = t.dealer_play_at = i
+            _deal(p, i, ev)
             continue
-
         kind = ev.type
-        present.add(kind)
-        if initial_end is not None and kind in _DECISIONS:
+        p.present.add(kind)
+        if p.initial_end is not None and kind in _DECISIONS:
             # A decision ends the initial deal. A peek, a reveal (a hand-dealt player turning up its cards) or a
             # settlement (a losing additional wager collected before the hole card, 13:69F-2.17(d)) does not.
-            initial_open = False
-
+            p.initial_open = False
         if type(ev) is Settle:
-            if ev.bet == "main":
-                h = hands.get(ev.hand)  # type: ignore[arg-type]
-                if h is None:
-                    _hand_of(t, i, ev.hand, "A settlement")  # type: ignore[arg-type]
-                    continue
-                h.settles.append((i, ev))
-                if h.settled_at is None:
-                    h.settled_at = i
-                    if dealer_done:
-                        settlement.on_settle(t, ctx, h, i, ev, dealer_facts, how)  # type: ignore[arg-type]
-                continue
-            s = _seat_of(t, i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
-            if s is None:
-                continue
-            if ev.bet == "insurance":
-                if not s.insurance:
-                    _problem(
-                        t,
-                        i,
-                        str(ev.seat),
-                        f"Settlement of seat {ev.seat}'s insurance, which was never placed.",
-                    )
-                    continue
-                s.insurance_settles.append((i, ev))
-            else:
-                if s.additional_kind is None:
-                    _problem(
-                        t,
-                        i,
-                        str(ev.seat),
-                        f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
-                    )
-                    continue
-                s.additional_settles.append((i, ev))
+            _settle(p, i, ev)
         elif type(ev) is Stand:
-            if (h := _hand_of(t, i, ev.hand, "A stand")) is None:
-                continue
-            # A stand on a hand already complete (or not yet dealt its cards) decides nothing.
-            if h.status == OPEN and h.settled_at is None and dbj_known_at is None:
-                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
-                h.status = STOOD
+            _stand(p, i, ev)
         elif type(ev) is Hit:
-            if (h := _hand_of(t, i, ev.hand, "A hit")) is None:
-                continue
-            if h.status >= STOOD or h.settled_at is not None or dbj_known_at is not None:
-                play.card_to_complete_hand(t, ctx, h, None, i)
-                h.fault_pending = True
-            elif h.status == OPEN:
-                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
+            _hit(p, i, ev)
         elif type(ev) is Reveal:
-            if ev.to == DEALER:
-                pool, downs = dealer, dealer_down
-                order = dealer_events
-            else:
-                if (h := _hand_of(t, i, ev.to, "A reveal")) is None:  # type: ignore[arg-type]
-                    continue
-                pool, downs, order = h.cards, h.down or {}, h.events
-            for c, e in zip(pool, order, strict=True):
-                if c == ev.card and downs.get(e, 0) is None:
-                    downs[e] = i
-                    break
-            else:
-                _problem(
-                    t,
-                    i,
-                    target_name(ev.to),
-                    f"Reveal of {ev.card} to {target_name(ev.to)}, but no such card was dealt face down there (or "
-                    "it was already revealed).",
-                )
+            _reveal(p, i, ev)
         elif type(ev) is Double:
-            if (h := _hand_of(t, i, ev.hand, "A double")) is None:
-                continue
-            if doubling.on_double(t, ctx, h, ev.amount, i):
-                h.fault_pending = True
-            elif h.status == OPEN:
-                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
-            h.doubles.append((i, ev.amount))
-            if h.status != SURRENDERED:
-                h.status = DOUBLED
+            _double(p, i, ev)
         elif type(ev) is Split:
-            if (h := _hand_of(t, i, ev.hand, "A split")) is None:
-                continue
-            if len(h.cards) < 2:
-                _problem(
-                    t,
-                    i,
-                    h.name,
-                    f"Split of hand {h.name}, which holds {len(h.cards)} card(s): nothing to split.",
-                )
-                continue
-            s = seats[h.id[0]]
-            faulted = splitting.on_split(t, ctx, h, ev.amount, i)
-            if not faulted and h.status != DEALING:
-                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
-            new = HandState((s.seat, len(s.hands) + 1), ev.amount, created_by=i)
-            if h.seat_split_at is None:
-                for x in s.hands:
-                    x.seat_split_at = i
-            new.seat_split_at = h.seat_split_at
-            moved, moved_at = h.give_second()
-            new.cards.append(moved)
-            new.events.append(moved_at)
-            new.hard, new.ace = VALUES[moved[0]], moved[0] == "A"
-            if h.down is not None and moved_at in h.down:
-                new.down = {moved_at: h.down.pop(moved_at)}
-            h.split_aces = new.split_aces = h.split_aces or (h.cards[0][0] == "A" and moved[0] == "A")
-            h.splits.append(i)
-            s.hands.append(new)
-            hands[new.id] = new
-            hand_list.insert(hand_list.index(s.hands[-2]) + 1, new)
-            if len(h.cards) < 2:
-                waiting.append(h)
-            waiting.append(new)
-            if faulted:
-                h.fault_pending = new.fault_pending = True
+            _split(p, i, ev)
         elif type(ev) is Surrender:
-            if (h := _hand_of(t, i, ev.hand, "A surrender")) is None:
-                continue
-            if not play.on_surrender(t, ctx, h, i) and h.status == OPEN:
-                _in_turn(t, ctx, h, i, dealer_play_at, top_seat, played)
-            h.surrendered_at = i
-            h.status = SURRENDERED
+            _surrender(p, i, ev)
         elif type(ev) is Peek:
-            t.peeks.append((i, ev.dealer_blackjack))
-            if len(dealer) < 2:
-                _problem(
-                    t, i, DEALER, "A peek at the hole card is recorded before the dealer had a second card."
-                )
-                continue
-            natural = is_natural(dealer[:2])
-            if natural != ev.dealer_blackjack:
-                _problem(
-                    t,
-                    i,
-                    DEALER,
-                    f"The peek says the dealer {'has' if ev.dealer_blackjack else 'does not have'} blackjack, but "
-                    f"the dealer's cards are {dealer[0]} and {dealer[1]}.",
-                    expected=not ev.dealer_blackjack,
-                    actual=ev.dealer_blackjack,
-                )
-                continue
-            if natural and dbj_known_at is None:
-                # The round is over for every hand: each is settled by the cards it holds now.
-                dbj_known_at = t.dbj_known_at = i
-                dealer_done = True
+            _peek(p, i, ev)
         elif type(ev) is Insurance:
-            if (s := _seat_of(t, i, ev.seat, "Insurance")) is not None:
-                if dbj_known_at is not None:
-                    play.after_dealer_blackjack(t, ctx, str(s.seat), i, "an insurance wager was placed")
-                s.insurance.append((i, ev.amount))
-        elif type(ev) is EvenMoney and (s := _seat_of(t, i, ev.seat, "Even money")) is not None:
-            h = s.hands[0]
-            if h.even_money is not None:
-                _problem(t, i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
-                continue
-            if dbj_known_at is not None:
-                play.after_dealer_blackjack(t, ctx, h.name, i, "even money was paid")
-            h.even_money = (i, ev.amount)
-            if h.settled_at is None:
-                h.settled_at = i
+            _insurance(p, i, ev)
+        elif type(ev) is EvenMoney:
+            _even_money(p, i, ev)
 
-    t.initial_end = initial_end
-    t.first_later_card = later_card
-    t.first_later_player_card = later_player
-    t.present = frozenset(present)
+    t.initial_end = p.initial_end
+    t.first_later_card = p.later_card
+    t.first_later_player_card = p.later_player
+    t.present = frozenset(p.present)
     t.complete = stop is None
     return t
 
 
-# The replay's helpers take the state they need as arguments: nested functions closing over the replay's locals
-# would, compiled by mypyc, hold its whole state in a reference cycle (mypyc keeps a function's closures in one
-# environment object that also holds them), left to the garbage collector after every audit
+# The events, one function each. They take the replay's progress as an argument: nested functions closing over the
+# replay's locals would, compiled by mypyc, hold its whole state in a reference cycle (mypyc keeps a function's
+# closures in one environment object that also holds them), left to the garbage collector after every audit
 # (tests/unit/test_compiled_engine.py: no audit leaves cyclic garbage).
+
+
+def _deal(p: Progress, i: int, ev: Deal) -> None:
+    """A card leaves the shoe, to a player hand or to the dealer."""
+    t = p.t
+    to, card = ev.to, ev.card
+    n = p.counts.get(card, 0) + 1
+    p.counts[card] = n
+    if n > p.decks:
+        decks = p.decks
+        _problem(
+            t,
+            i,
+            target_name(to),
+            f"{card} is dealt for the {_nth(n)} time, but {decks} deck"
+            f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
+            decks,
+            n,
+        )
+        return
+    down = ev.face == "down"
+    h = t.hands.get(to)  # type: ignore[arg-type]
+    if h is not None:
+        _player_card(p, i, h, card, down)
+    elif to != DEALER:
+        _hand_of(t, i, to, "A deal")  # type: ignore[arg-type]
+    else:
+        _dealer_card(p, i, card, down)
+
+
+def _player_card(p: Progress, i: int, h: HandState, card: str, down: bool) -> None:
+    t, ctx = p.t, p.ctx
+    cards = h.cards
+    if p.initial_open and p.dbj_known_at is None:  # (after a known dealer blackjack no card is owed)
+        if h.id[1] == 1 and len(cards) < 2 and not h.splits and not h.doubles:
+            # One of a box's two initial cards (HandState.take, unrolled: the commonest event).
+            cards.append(card)
+            h.events.append(i)
+            v = VALUES[card[0]]
+            h.hard += v
+            if v == 1:
+                h.ace = True
+            if down:
+                h.down = {i: None} if h.down is None else {**h.down, i: None}
+            if len(cards) == 2:
+                h.status = TWENTY_ONE if h.ace and h.hard == 11 else OPEN
+            p.owed -= 1
+            if p.owed == 0 and t.dealer and _up_dealt(t):
+                p.initial_end = i
+            return
+        p.initial_open = False
+    # A card after the initial deal.
+    if p.later_player is None:
+        p.later_player = i  # (13:69F-2.17(d): a further card to a player, even inside a broken deal)
+        if p.later_card is None and p.initial_end is not None:
+            p.later_card = i
+    waiting = p.waiting
+    if waiting:
+        play.card_while_split_waits(t, ctx, waiting, h, i)
+    seat = t.seats[h.id[0]]
+    current = seat.current
+    if current is not h:
+        if current is not None and current.left_at is None:
+            current.left_at = i
+        seat.current = h
+    sn = seat.seat
+    if sn not in p.played:
+        p.played[sn] = i
+        if sn > p.top_seat:
+            p.top_seat = sn
+    if h.fault_pending:
+        h.fault_pending = False  # the card of a hit or double already reported
+    elif h.status >= STOOD or h.settled_at is not None or p.dbj_known_at is not None:
+        play.card_to_complete_hand(t, ctx, h, card, i)
+    elif not seat.order_reported and (
+        h.left_at is not None or p.dealer_play_at is not None or p.top_seat > sn
+    ):
+        _in_turn(p, h, i)
+    h.take(card, i, down)
+    if waiting and len(cards) == 2 and h in waiting:
+        waiting.remove(h)
+
+
+def _dealer_card(p: Progress, i: int, card: str, down: bool) -> None:
+    """The dealer's initial cards: its first, and in a hole-card game its second (the hole card, even when a
+    decision came before it: an insurance wager or an additional wager's settlement); then the dealer's play."""
+    t = p.t
+    dealer, dealer_events = t.dealer, t.dealer_events
+    nd = len(dealer)
+    if down:
+        t.dealer_down[i] = None
+    dealer.append(card)
+    dealer_events.append(i)
+    v = VALUES[card[0]]
+    p.dealer_hard += v
+    p.dealer_ace = p.dealer_ace or v == 1
+    if nd >= 1:
+        if p.how is None:
+            p.how = settlement.terms(t, p.ctx)
+        soft = p.dealer_ace and p.dealer_hard <= 11
+        total = p.dealer_hard + 10 if soft else p.dealer_hard
+        facts = p.dealer_facts
+        up = facts[2] if nd > 1 else _ACE_TEN.get((t.dealer_up or "x")[0], False)
+        facts = p.dealer_facts = (total, facts[1] if nd > 1 else total == 21, up)
+        p.dealer_done = facts[1] or total >= 18 or total == 17 and (not soft or p.how.h17 is False)
+    if nd == 0:
+        initial = True
+    elif nd == 1:
+        t.dealer_second_at = i
+        hole_game = p.hole_game
+        initial = hole_game if hole_game is not None else (down or dealer_events[0] in t.dealer_down)
+    else:
+        initial = False
+    if initial:
+        if p.owed == 0 and _up_dealt(t):
+            p.initial_end = i
+        return
+    p.initial_open = False
+    if p.initial_end is not None and p.later_card is None:
+        p.later_card = i
+    if p.waiting:
+        play.card_while_split_waits(t, p.ctx, p.waiting, None, i)
+    if p.dealer_play_at is None:
+        p.dealer_play_at = t.dealer_play_at = i
+
+
+def _settle(p: Progress, i: int, ev: Settle) -> None:
+    t = p.t
+    if ev.bet == "main":
+        h = t.hands.get(ev.hand)  # type: ignore[arg-type]
+        if h is None:
+            _hand_of(t, i, ev.hand, "A settlement")  # type: ignore[arg-type]
+            return
+        h.settles.append((i, ev))
+        if h.settled_at is None:
+            h.settled_at = i
+            if p.dealer_done:
+                settlement.on_settle(t, p.ctx, h, i, ev, p.dealer_facts, p.how)  # type: ignore[arg-type]
+        return
+    s = _seat_of(t, i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
+    if s is None:
+        return
+    if ev.bet == "insurance":
+        if not s.insurance:
+            _problem(t, i, str(ev.seat), f"Settlement of seat {ev.seat}'s insurance, which was never placed.")
+            return
+        s.insurance_settles.append((i, ev))
+    else:
+        if s.additional_kind is None:
+            _problem(
+                t,
+                i,
+                str(ev.seat),
+                f"Settlement of seat {ev.seat}'s additional wager, which was never placed.",
+            )
+            return
+        s.additional_settles.append((i, ev))
+
+
+def _stand(p: Progress, i: int, ev: Stand) -> None:
+    if (h := _hand_of(p.t, i, ev.hand, "A stand")) is None:
+        return
+    # A stand on a hand already complete (or not yet dealt its cards) decides nothing.
+    if h.status == OPEN and h.settled_at is None and p.dbj_known_at is None:
+        _in_turn(p, h, i)
+        h.status = STOOD
+
+
+def _hit(p: Progress, i: int, ev: Hit) -> None:
+    if (h := _hand_of(p.t, i, ev.hand, "A hit")) is None:
+        return
+    if h.status >= STOOD or h.settled_at is not None or p.dbj_known_at is not None:
+        play.card_to_complete_hand(p.t, p.ctx, h, None, i)
+        h.fault_pending = True
+    elif h.status == OPEN:
+        _in_turn(p, h, i)
+
+
+def _reveal(p: Progress, i: int, ev: Reveal) -> None:
+    t = p.t
+    if ev.to == DEALER:
+        pool, downs, order = t.dealer, t.dealer_down, t.dealer_events
+    else:
+        if (h := _hand_of(t, i, ev.to, "A reveal")) is None:  # type: ignore[arg-type]
+            return
+        pool, downs, order = h.cards, h.down or {}, h.events
+    for c, e in zip(pool, order, strict=True):
+        if c == ev.card and downs.get(e, 0) is None:
+            downs[e] = i
+            return
+    _problem(
+        t,
+        i,
+        target_name(ev.to),
+        f"Reveal of {ev.card} to {target_name(ev.to)}, but no such card was dealt face down there (or it was "
+        "already revealed).",
+    )
+
+
+def _double(p: Progress, i: int, ev: Double) -> None:
+    if (h := _hand_of(p.t, i, ev.hand, "A double")) is None:
+        return
+    if doubling.on_double(p.t, p.ctx, h, ev.amount, i):
+        h.fault_pending = True
+    elif h.status == OPEN:
+        _in_turn(p, h, i)
+    h.doubles.append((i, ev.amount))
+    if h.status != SURRENDERED:
+        h.status = DOUBLED
+
+
+def _split(p: Progress, i: int, ev: Split) -> None:
+    t = p.t
+    if (h := _hand_of(t, i, ev.hand, "A split")) is None:
+        return
+    if len(h.cards) < 2:
+        _problem(
+            t, i, h.name, f"Split of hand {h.name}, which holds {len(h.cards)} card(s): nothing to split."
+        )
+        return
+    s = t.seats[h.id[0]]
+    faulted = splitting.on_split(t, p.ctx, h, ev.amount, i)
+    if not faulted and h.status != DEALING:
+        _in_turn(p, h, i)
+    new = HandState((s.seat, len(s.hands) + 1), ev.amount, created_by=i)
+    if h.seat_split_at is None:
+        for x in s.hands:
+            x.seat_split_at = i
+    new.seat_split_at = h.seat_split_at
+    moved, moved_at = h.give_second()
+    new.cards.append(moved)
+    new.events.append(moved_at)
+    new.hard, new.ace = VALUES[moved[0]], moved[0] == "A"
+    if h.down is not None and moved_at in h.down:
+        new.down = {moved_at: h.down.pop(moved_at)}
+    h.split_aces = new.split_aces = h.split_aces or (h.cards[0][0] == "A" and moved[0] == "A")
+    h.splits.append(i)
+    s.hands.append(new)
+    t.hands[new.id] = new
+    t.hand_list.insert(t.hand_list.index(s.hands[-2]) + 1, new)
+    if len(h.cards) < 2:
+        p.waiting.append(h)
+    p.waiting.append(new)
+    if faulted:
+        h.fault_pending = new.fault_pending = True
+
+
+def _surrender(p: Progress, i: int, ev: Surrender) -> None:
+    if (h := _hand_of(p.t, i, ev.hand, "A surrender")) is None:
+        return
+    if not play.on_surrender(p.t, p.ctx, h, i) and h.status == OPEN:
+        _in_turn(p, h, i)
+    h.surrendered_at = i
+    h.status = SURRENDERED
+
+
+def _peek(p: Progress, i: int, ev: Peek) -> None:
+    t = p.t
+    dealer = t.dealer
+    t.peeks.append((i, ev.dealer_blackjack))
+    if len(dealer) < 2:
+        _problem(t, i, DEALER, "A peek at the hole card is recorded before the dealer had a second card.")
+        return
+    natural = is_natural(dealer[:2])
+    if natural != ev.dealer_blackjack:
+        _problem(
+            t,
+            i,
+            DEALER,
+            f"The peek says the dealer {'has' if ev.dealer_blackjack else 'does not have'} blackjack, but the "
+            f"dealer's cards are {dealer[0]} and {dealer[1]}.",
+            expected=not ev.dealer_blackjack,
+            actual=ev.dealer_blackjack,
+        )
+        return
+    if natural and p.dbj_known_at is None:
+        # The round is over for every hand: each is settled by the cards it holds now.
+        p.dbj_known_at = t.dbj_known_at = i
+        p.dealer_done = True
+
+
+def _insurance(p: Progress, i: int, ev: Insurance) -> None:
+    if (s := _seat_of(p.t, i, ev.seat, "Insurance")) is not None:
+        if p.dbj_known_at is not None:
+            play.after_dealer_blackjack(p.t, p.ctx, str(s.seat), i, "an insurance wager was placed")
+        s.insurance.append((i, ev.amount))
+
+
+def _even_money(p: Progress, i: int, ev: EvenMoney) -> None:
+    t = p.t
+    if (s := _seat_of(t, i, ev.seat, "Even money")) is None:
+        return
+    h = s.hands[0]
+    if h.even_money is not None:
+        _problem(t, i, h.name, f"Even money is recorded twice for seat {ev.seat}.")
+        return
+    if p.dbj_known_at is not None:
+        play.after_dealer_blackjack(t, p.ctx, h.name, i, "even money was paid")
+    h.even_money = (i, ev.amount)
+    if h.settled_at is None:
+        h.settled_at = i
+
+
+# Helpers
 
 
 def _problem(
@@ -436,24 +528,18 @@ def _up_dealt(t: Trace) -> bool:
     return any(e not in t.dealer_down for e in t.dealer_events[:2])
 
 
-def _in_turn(
-    t: Trace,
-    ctx: Ctx,
-    h: HandState,
-    i: int,
-    dealer_play_at: int | None,
-    top_seat: int,
-    played: dict[int, int],
-) -> None:
+def _in_turn(p: Progress, h: HandState, i: int) -> None:
     """A card or decision on an incomplete hand: had play already gone past it (to another hand of its seat, a
     later seat or the dealer)? Then it is reported, once per seat, at the card that went elsewhere."""
     n = h.id[0]
+    t = p.t
+    dealer_play_at, top_seat = p.dealer_play_at, p.top_seat
     if t.seats[n].order_reported or (h.left_at is None and dealer_play_at is None and top_seat <= n):
         return
     marks = [e for e in (h.left_at, dealer_play_at) if e is not None]
     if top_seat > n:
-        marks.extend(e for s, e in played.items() if s > n)
-    play.out_of_turn(t, ctx, h, min(marks), i)
+        marks.extend(e for s, e in p.played.items() if s > n)
+    play.out_of_turn(t, p.ctx, h, min(marks), i)
 
 
 _ACE_TEN = {"A": True, "T": True, "J": True, "Q": True, "K": True}
