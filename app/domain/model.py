@@ -99,8 +99,28 @@ class Reveal:
     type: Literal["reveal"] = "reveal"
 
 
+@dataclass(frozen=True, slots=True)
+class Burn:
+    """A card leaves the shoe and is discarded, belonging to no hand (section 2.3)."""
+
+    card: str
+    face: Literal["up", "down"] = "down"
+    type: Literal["burn"] = "burn"
+
+
+VoidReason = Literal["misdeal", "card_exposed", "shoe_error", "equipment", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class Void:
+    """The round is declared void: no hand wins or loses (section 2.3)."""
+
+    reason: VoidReason
+    type: Literal["void"] = "void"
+
+
 Bet = Literal["main", "insurance", "additional"]
-Result = Literal["win", "lose", "push", "surrender"]
+Result = Literal["win", "lose", "push", "surrender", "void"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,19 +130,36 @@ class Settle:
     amount: int
     hand: HandId | None = None
     seat: int | None = None
+    corrects: int | None = None
+    """The index of an earlier ``settle`` of the same bet that this one replaces (a correction at the table)."""
     type: Literal["settle"] = "settle"
 
     @property
     def net(self) -> int:
-        """Money to the player (+) or from the player (-). The money decides, not the label."""
+        """Money to the player (+) or from the player (-). The money decides, not the label: a push and a voided
+        wager's return move nothing."""
         if self.result == "win":
             return self.amount
-        if self.result == "push":
+        if self.result == "push" or self.result == "void":
             return 0
         return -self.amount
 
 
-Event = Deal | Peek | Insurance | EvenMoney | Double | Split | Surrender | Hit | Stand | Reveal | Settle
+Event = (
+    Deal
+    | Peek
+    | Insurance
+    | EvenMoney
+    | Double
+    | Split
+    | Surrender
+    | Hit
+    | Stand
+    | Reveal
+    | Settle
+    | Burn
+    | Void
+)
 
 AdditionalKind = Literal["over_13", "under_13", "same_suit", "seven"]
 
