@@ -7,11 +7,13 @@ made them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.domain.model import Round
+from app.domain.checks.words import owed
+from app.domain.model import Event, Round
 from app.domain.replay import Trace, replay
 from app.domain.rules import Ctx, Finding, Rule, Ruleset
 
@@ -38,9 +40,11 @@ class AuditResult:
     elections_source: ElectionsSource
     elections: dict[str, Any]
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    void: tuple[int, str] | None = None
+    """The ``void`` event that declared the round void, and its reason (section 2.3)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "round_id": self.round_id,
             "jurisdiction": self.jurisdiction,
             "verdict": self.verdict,
@@ -48,8 +52,11 @@ class AuditResult:
             "engine_version": self.engine_version,
             "elections_source": self.elections_source,
             "elections": self.elections,
-            "findings": [f.to_dict() for f in self.findings],
         }
+        if self.void is not None:
+            out["void"] = {"event": self.void[0], "reason": self.void[1]}
+        out["findings"] = [f.to_dict() for f in self.findings]
+        return out
 
 
 def resolve_elections(
@@ -82,8 +89,7 @@ def audit(
 ) -> AuditResult:
     """Audit the round under ``ruleset``, by the elections :func:`resolve_elections` gives."""
     elections, source = resolve_elections(round_, ruleset, registered, what_if)
-    ctx = Ctx(ruleset.roles, ruleset.params)
-    trace = replay(round_, elections, ctx)
+    trace, found = _audit_events(round_, elections, ruleset, None)
     verdict: Verdict
     if trace.problems:
         # The record contradicts itself: report where, and keep what was established before the first
@@ -91,14 +97,11 @@ def audit(
         record = [
             Finding(RECORD_RULE, p.event, p.hand, p.message, p.expected, p.actual) for p in trace.problems
         ]
-        ctx = Ctx(ruleset.roles, ruleset.params)
-        trace = replay(round_, elections, ctx, stop=min(p.event for p in trace.problems))
-        _judge(trace, ctx, ruleset)
-        findings = tuple(sorted([*record, *ctx.findings], key=_order))
+        trace, found = _audit_events(round_, elections, ruleset, min(p.event for p in trace.problems))
+        findings = tuple(sorted([*record, *found], key=_order))
         verdict = "unreplayable"
     else:
-        _judge(trace, ctx, ruleset)
-        findings = tuple(sorted(ctx.findings, key=_order))
+        findings = tuple(sorted(found, key=_order))
         verdict = "violations" if findings else "compliant"
     return AuditResult(
         round_id=round_.round_id,
@@ -109,7 +112,79 @@ def audit(
         elections_source=source,
         elections=elections,
         findings=findings,
+        void=trace.void,
     )
+
+
+def _audit_events(
+    round_: Round, elections: dict[str, Any], ruleset: Ruleset, stop: int | None
+) -> tuple[Trace, list[Finding]]:
+    """Replay the events (before ``stop``), judge the round, and account for the settlements the table corrected."""
+    ctx = Ctx(ruleset.roles, ruleset.params)
+    trace = replay(round_, elections, ctx, stop)
+    _judge(trace, ctx, ruleset)
+    if not trace.corrections:
+        return trace, ctx.findings
+    return trace, _corrected(round_, elections, ruleset, stop, trace, ctx.findings)
+
+
+def _corrected(
+    round_: Round,
+    elections: dict[str, Any],
+    ruleset: Ruleset,
+    stop: int | None,
+    trace: Trace,
+    found: list[Finding],
+) -> list[Finding]:
+    """Section 2.3: a settlement the table corrected is judged as usual, and its finding (the dealer's error) stays
+    at its event with the last correction's ``corrected_by`` and ``corrected_actual``, its ``amount_delta`` what is
+    still owed; a right settlement corrected into a wrong one is a finding at the last correction.
+
+    The money still owed is what the round owes as the table finally settled it: the round is judged again with each
+    corrected settlement replaced, in its place, by its last correction, and the money findings of the two
+    judgements are matched by rule, event and hand."""
+    corrections = trace.corrections
+    events: list[Event] = list(round_.events)
+    for k, (_, fix) in corrections.items():
+        events[k] = dataclasses.replace(fix, corrects=None)
+    ctx = Ctx(ruleset.roles, ruleset.params)
+    settled = replay(dataclasses.replace(round_, events=tuple(events)), elections, ctx, stop)
+    _judge(settled, ctx, ruleset)
+    after: dict[tuple[str, int | None, str | None], list[Finding]] = {}
+    for f in ctx.findings:
+        if f.event in corrections and _about_money(f):
+            after.setdefault((f.rule.rule, f.event, f.hand), []).append(f)
+    currency = str(ruleset.params.get("currency", "$"))
+    out: list[Finding] = []
+    for f in found:
+        if f.event not in corrections or not _about_money(f):
+            out.append(f)
+            continue
+        fix_at = corrections[f.event][0]
+        still = after.get((f.rule.rule, f.event, f.hand))
+        delta = (still.pop(0).amount_delta or 0) if still else 0
+        out.append(
+            dataclasses.replace(
+                f,
+                message=f"{f.message} The table corrected it at event {fix_at}: {owed(delta, currency)}.",
+                corrected_by=fix_at,
+                corrected_actual=f.expected - delta,
+                amount_delta=delta,
+            )
+        )
+    for (_, at, _), rest in after.items():
+        assert at is not None
+        last = corrections[at][0]
+        out.extend(
+            dataclasses.replace(f, event=last, message=f"{f.message} (The correction at event {last}.)")
+            for f in rest
+        )
+    return out
+
+
+def _about_money(f: Finding) -> bool:
+    """A finding about a bet's money: its expected and actual are nets in minor units."""
+    return type(f.expected) is int and type(f.actual) is int
 
 
 def _judge(trace: Trace, ctx: Ctx, ruleset: Ruleset) -> None:

@@ -26,10 +26,11 @@ from __future__ import annotations
 from typing import Any
 
 from app.domain.cards import VALUES, is_natural
-from app.domain.checks import doubling, play, settlement, splitting
+from app.domain.checks import dealer, doubling, play, settlement, splitting
 from app.domain.checks.outcome import DealerFacts
 from app.domain.model import (
     DEALER,
+    Burn,
     Deal,
     Double,
     EvenMoney,
@@ -43,6 +44,7 @@ from app.domain.model import (
     Split,
     Stand,
     Surrender,
+    Void,
     hand_name,
     target_name,
 )
@@ -64,6 +66,7 @@ __all__ = ["Trace", "replay"]
 
 _HOLE_CARD_GAME: dict[str, bool] = {"initial_deal": True, "after_players": False}
 _DECISIONS = frozenset({"double", "split", "surrender", "hit", "stand", "insurance", "even_money"})
+_AFTER_VOID = {"double": "doubled", "split": "split", "surrender": "surrendered", "hit": "hit"}
 _NOWHERE = Ctx({}, {})
 
 
@@ -94,6 +97,10 @@ class Progress:
         "dealer_ace",
         "dealer_facts",
         "dealer_done",
+        "dealt",
+        "peek_table",
+        "implied_bj",
+        "void_at",
     )
 
     def __init__(self, t: Trace, ctx: Ctx, elections: dict[str, Any]) -> None:
@@ -123,6 +130,12 @@ class Progress:
         self.dealer_facts: DealerFacts = (0, False, False)
         # The dealer's hand is complete by rule: settlements are judged as they arrive.
         self.dealer_done = False
+        self.dealt = False  # a card was dealt (burns before the first deal are the shoe's business)
+        # Section 2.1: at a table that peeks, the peek is taken to have happened, recorded or not ...
+        self.peek_table = elections.get("peek") is True
+        # ... so a dealer blackjack dealt in the initial deal is known before the players act.
+        self.implied_bj = False
+        self.void_at: int | None = None
 
 
 def replay(
@@ -149,10 +162,15 @@ def replay(
             continue
         kind = ev.type
         p.present.add(kind)
-        if p.initial_end is not None and kind in _DECISIONS:
-            # A decision ends the initial deal. A peek, a reveal (a hand-dealt player turning up its cards) or a
-            # settlement (a losing additional wager collected before the hole card, 13:69F-2.17(d)) does not.
-            p.initial_open = False
+        if kind in _DECISIONS:
+            if p.void_at is not None and _decided_after_void(p, i, ev):
+                continue
+            if p.implied_bj and p.dbj_known_at is None and kind not in ("insurance", "even_money"):
+                _blackjack_known(p, i)
+            if p.initial_end is not None:
+                # A decision ends the initial deal. A peek, a reveal (a hand-dealt player turning up its cards) or
+                # a settlement (a losing additional wager collected before the hole card, 13:69F-2.17(d)) does not.
+                p.initial_open = False
         if type(ev) is Settle:
             _settle(p, i, ev)
         elif type(ev) is Stand:
@@ -173,6 +191,10 @@ def replay(
             _insurance(p, i, ev)
         elif type(ev) is EvenMoney:
             _even_money(p, i, ev)
+        elif type(ev) is Burn:
+            _burn(p, i, ev)
+        elif type(ev) is Void:
+            _void(p, i, ev)
 
     t.initial_end = p.initial_end
     t.first_later_card = p.later_card
@@ -192,28 +214,40 @@ def _deal(p: Progress, i: int, ev: Deal) -> None:
     """A card leaves the shoe, to a player hand or to the dealer."""
     t = p.t
     to, card = ev.to, ev.card
+    if not _counted(p, i, card, target_name(to)):
+        return
+    p.dealt = True
+    h = t.hands.get(to)  # type: ignore[arg-type]
+    if h is None and to != DEALER:
+        _hand_of(t, i, to, "A deal")  # type: ignore[arg-type]
+        return
+    if p.void_at is not None:
+        play.after_void(t, p.ctx, target_name(to), i, f"{card} was dealt to {target_name(to)}")
+        return
+    down = ev.face == "down"
+    if h is not None:
+        _player_card(p, i, h, card, down)
+    else:
+        _dealer_card(p, i, card, down)
+
+
+def _counted(p: Progress, i: int, card: str, where: str) -> bool:
+    """Count a card out of the shoe; more copies than the decks hold contradict the record."""
     n = p.counts.get(card, 0) + 1
     p.counts[card] = n
     if n > p.decks:
         decks = p.decks
         _problem(
-            t,
+            p.t,
             i,
-            target_name(to),
-            f"{card} is dealt for the {_nth(n)} time, but {decks} deck"
+            where,
+            f"{card} leaves the shoe for the {_nth(n)} time, but {decks} deck"
             f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
             decks,
             n,
         )
-        return
-    down = ev.face == "down"
-    h = t.hands.get(to)  # type: ignore[arg-type]
-    if h is not None:
-        _player_card(p, i, h, card, down)
-    elif to != DEALER:
-        _hand_of(t, i, to, "A deal")  # type: ignore[arg-type]
-    else:
-        _dealer_card(p, i, card, down)
+        return False
+    return True
 
 
 def _player_card(p: Progress, i: int, h: HandState, card: str, down: bool) -> None:
@@ -238,6 +272,8 @@ def _player_card(p: Progress, i: int, h: HandState, card: str, down: bool) -> No
             return
         p.initial_open = False
     # A card after the initial deal.
+    if p.implied_bj and p.dbj_known_at is None:
+        _blackjack_known(p, i)
     if p.later_player is None:
         p.later_player = i  # (13:69F-2.17(d): a further card to a player, even inside a broken deal)
         if p.later_card is None and p.initial_end is not None:
@@ -259,7 +295,7 @@ def _player_card(p: Progress, i: int, h: HandState, card: str, down: bool) -> No
     if h.fault_pending:
         h.fault_pending = False  # the card of a hit or double already reported
     elif h.status >= STOOD or h.settled_at is not None or p.dbj_known_at is not None:
-        play.card_to_complete_hand(t, ctx, h, card, i)
+        _to_complete_hand(p, h, card, i)
     elif not seat.order_reported and (
         h.left_at is not None or p.dealer_play_at is not None or p.top_seat > sn
     ):
@@ -282,7 +318,9 @@ def _dealer_card(p: Progress, i: int, card: str, down: bool) -> None:
     v = VALUES[card[0]]
     p.dealer_hard += v
     p.dealer_ace = p.dealer_ace or v == 1
-    if nd >= 1:
+    if nd >= 1 and not p.dealer_done:
+        # Once complete by rule, the dealer's hand is what settlements are judged against: a card drawn after that
+        # is forbidden and changes none of them (section 2.2).
         if p.how is None:
             p.how = settlement.terms(t, p.ctx)
         soft = p.dealer_ace and p.dealer_hard <= 11
@@ -290,13 +328,17 @@ def _dealer_card(p: Progress, i: int, card: str, down: bool) -> None:
         facts = p.dealer_facts
         up = facts[2] if nd > 1 else _ACE_TEN.get((t.dealer_up or "x")[0], False)
         facts = p.dealer_facts = (total, facts[1] if nd > 1 else total == 21, up)
-        p.dealer_done = facts[1] or total >= 18 or total == 17 and (not soft or p.how.h17 is False)
+        if facts[1] or total >= 18 or total == 17 and (not soft or p.how.h17 is False):
+            p.dealer_done = True
+            t.dealer_cut = nd + 1
     if nd == 0:
         initial = True
     elif nd == 1:
         t.dealer_second_at = i
         hole_game = p.hole_game
         initial = hole_game if hole_game is not None else (down or dealer_events[0] in t.dealer_down)
+        if initial and p.peek_table and p.dealer_facts[1] and p.dbj_known_at is None:
+            p.implied_bj = True
     else:
         initial = False
     if initial:
@@ -314,6 +356,9 @@ def _dealer_card(p: Progress, i: int, card: str, down: bool) -> None:
 
 def _settle(p: Progress, i: int, ev: Settle) -> None:
     t = p.t
+    if ev.corrects is not None:
+        _correction(p, i, ev)
+        return
     if ev.bet == "main":
         h = t.hands.get(ev.hand)  # type: ignore[arg-type]
         if h is None:
@@ -322,7 +367,7 @@ def _settle(p: Progress, i: int, ev: Settle) -> None:
         h.settles.append((i, ev))
         if h.settled_at is None:
             h.settled_at = i
-            if p.dealer_done:
+            if p.dealer_done and p.void_at is None:
                 settlement.on_settle(t, p.ctx, h, i, ev, p.dealer_facts, p.how)  # type: ignore[arg-type]
         return
     s = _seat_of(t, i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
@@ -345,6 +390,49 @@ def _settle(p: Progress, i: int, ev: Settle) -> None:
         s.additional_settles.append((i, ev))
 
 
+def _correction(p: Progress, i: int, ev: Settle) -> None:
+    """A settlement the table corrected (section 2.3): it replaces the earlier settle of the same bet that it names
+    (or, through an earlier correction, the settle that one corrected); only the last correction counts. Anything
+    else it could name contradicts the record."""
+    t = p.t
+    k = ev.corrects
+    assert k is not None
+    target = t.events[k] if k < i else None
+    bet = "hand " + hand_name(ev.hand) if ev.hand is not None else f"seat {ev.seat}"
+    where = hand_name(ev.hand) if ev.hand is not None else str(ev.seat)
+    if (
+        type(target) is not Settle
+        or target.bet != ev.bet
+        or target.hand != ev.hand
+        or target.seat != ev.seat
+        or (target.corrects is None and not _settled_here(t, k, ev))
+        or (target.corrects is not None and k not in t.correction_of)
+    ):
+        _problem(
+            t,
+            i,
+            where,
+            f"This settlement corrects event {k}, which is not an earlier settlement of the {ev.bet} bet of "
+            f"{bet}.",
+        )
+        return
+    original = t.correction_of.get(k, k)
+    t.corrections[original] = (i, ev)
+    t.correction_of[i] = original
+
+
+def _settled_here(t: Trace, k: int, ev: Settle) -> bool:
+    """Whether event ``k`` was taken as a settlement of the bet ``ev`` settles (not skipped as a contradiction)."""
+    if ev.bet == "main":
+        h = t.hands.get(ev.hand)  # type: ignore[arg-type]
+        return h is not None and any(e == k for e, _ in h.settles)
+    s = t.seats.get(ev.seat)  # type: ignore[arg-type]
+    if s is None:
+        return False
+    settles = s.insurance_settles if ev.bet == "insurance" else s.additional_settles
+    return any(e == k for e, _ in settles)
+
+
 def _stand(p: Progress, i: int, ev: Stand) -> None:
     if (h := _hand_of(p.t, i, ev.hand, "A stand")) is None:
         return
@@ -358,7 +446,7 @@ def _hit(p: Progress, i: int, ev: Hit) -> None:
     if (h := _hand_of(p.t, i, ev.hand, "A hit")) is None:
         return
     if h.status >= STOOD or h.settled_at is not None or p.dbj_known_at is not None:
-        play.card_to_complete_hand(p.t, p.ctx, h, None, i)
+        _to_complete_hand(p, h, None, i)
         h.fault_pending = True
     elif h.status == OPEN:
         _in_turn(p, h, i)
@@ -375,6 +463,10 @@ def _reveal(p: Progress, i: int, ev: Reveal) -> None:
     for c, e in zip(pool, order, strict=True):
         if c == ev.card and downs.get(e, 0) is None:
             downs[e] = i
+            if ev.to == DEALER and p.dealer_play_at is None and p.dbj_known_at is None and p.void_at is None:
+                # Section 2.1: in a hole-card game the dealer's play begins with the reveal of the hole card.
+                p.initial_open = False
+                p.dealer_play_at = t.dealer_play_at = i
             return
     _problem(
         t,
@@ -388,12 +480,16 @@ def _reveal(p: Progress, i: int, ev: Reveal) -> None:
 def _double(p: Progress, i: int, ev: Double) -> None:
     if (h := _hand_of(p.t, i, ev.hand, "A double")) is None:
         return
+    on_21 = h.status == TWENTY_ONE and len(h.cards) == 2
     if doubling.on_double(p.t, p.ctx, h, ev.amount, i):
-        h.fault_pending = True
+        # One fault, one finding: the card answering a double the hand's state did not allow is not reported
+        # again, unless the double was on 21 (19:47-2.10(a)): the double is void, and the card then dealt is a draw
+        # on 21, which another provision forbids (13:69F-2.12(a)1), at another event.
+        h.fault_pending = not on_21
     elif h.status == OPEN:
         _in_turn(p, h, i)
     h.doubles.append((i, ev.amount))
-    if h.status != SURRENDERED:
+    if h.status != SURRENDERED and not on_21:
         h.status = DOUBLED
 
 
@@ -487,6 +583,91 @@ def _even_money(p: Progress, i: int, ev: EvenMoney) -> None:
     h.even_money = (i, ev.amount)
     if h.settled_at is None:
         h.settled_at = i
+
+
+def _burn(p: Progress, i: int, ev: Burn) -> None:
+    """A card burned (section 2.3): it counts toward the shoe and no hand. Burns before the first deal, once the
+    dealer's hand is complete or needs no card, or after a void are the shoe's business; any other took a card
+    that a hand or the dealer would otherwise have received."""
+    t = p.t
+    if not _counted(p, i, ev.card, "burn"):
+        return
+    if p.dealt and p.void_at is None and not _dealer_complete_now(p, i):
+        play.burned_during_play(t, p.ctx, i, ev.card)
+
+
+def _dealer_complete_now(p: Progress, i: int) -> bool:
+    """Whether the dealer's hand is complete at event ``i``: it stood or busted by rule (a soft 17 where the table's
+    option is not known counts as either), or needs no card because every box is already decided."""
+    if p.dealer_done:
+        return True
+    t = p.t
+    facts = p.dealer_facts
+    if len(t.dealer) >= 2 and facts[0] >= 17:
+        return True  # (a soft 17 at a table whose option we do not know: standing is allowed)
+    if dealer.live(t, i) or p.initial_end is None:
+        return False
+    if len(t.dealer) >= 2:
+        return True
+    # The dealer's second card still decides a blackjack against an ace or a ten, and any insurance.
+    up = t.dealer_up
+    if up is not None and _ACE_TEN.get(up[0], False):
+        for h in t.hand_list:
+            if h.surrendered_at is None and h.even_money is None and h.blackjack:
+                return False
+    return not any(seat.insurance for seat in t.seats.values())
+
+
+def _void(p: Progress, i: int, ev: Void) -> None:
+    """The round is declared void (section 2.3): from here no card is dealt and no decision is taken, and every
+    wager still in play is returned."""
+    if p.void_at is None:
+        p.void_at = i
+        p.t.void = (i, ev.reason)
+
+
+def _decided_after_void(p: Progress, i: int, ev: Any) -> bool:
+    """A player decision after the void is a finding of its own (section 2.3), and changes nothing; True when
+    ``ev`` was one (a stand on a hand already complete decides nothing, and even money is judged as the settlement
+    it is)."""
+    t = p.t
+    kind = ev.type
+    if kind == "even_money":
+        return False
+    if kind == "insurance":
+        if _seat_of(t, i, ev.seat, "Insurance") is not None:
+            play.after_void(t, p.ctx, str(ev.seat), i, f"seat {ev.seat} placed insurance")
+        return True
+    h = _hand_of(t, i, ev.hand, f"A {kind}")
+    if h is not None and (kind != "stand" or (h.status == OPEN and h.settled_at is None)):
+        play.after_void(t, p.ctx, h.name, i, f"hand {h.name} {_AFTER_VOID.get(kind, 'stood')}")
+    return True
+
+
+def _blackjack_known(p: Progress, i: int) -> None:
+    """At a table that peeks, a dealer blackjack dealt in the initial deal was known before the players acted, peek
+    recorded or not (section 2.1): the first player card or decision after the initial deal finds the round over."""
+    p.dbj_known_at = p.t.dbj_known_at = i
+    p.dealer_done = True
+
+
+def _to_complete_hand(p: Progress, h: HandState, card: str | None, i: int) -> None:
+    """A card (``card``) or a hit (``card`` None) on a complete hand. Where its only reason is the hand's own
+    completion (it stood, surrendered or was settled) while another hand of its box is still incomplete, 13:69F-2.11(b)
+    applies to the split hands, and a verified provision is cited before a fundamental (section 2.1)."""
+    t = p.t
+    seat = t.seats[h.id[0]]
+    if (
+        seat.split
+        and p.dbj_known_at is None
+        and not seat.order_reported
+        and (h.status in (STOOD, SURRENDERED) or h.status <= DOUBLED)
+    ):
+        for other in seat.hands:
+            if other is not h and not other.complete:
+                play.card_to_left_split_hand(t, p.ctx, h, other, card, i)
+                return
+    play.card_to_complete_hand(t, p.ctx, h, card, i)
 
 
 # Helpers

@@ -49,6 +49,10 @@ class Finding:
     expected: Any = None
     actual: Any = None
     amount_delta: int | None = None
+    corrected_by: int | None = None
+    """The event of the table's last correction of the settlement at fault (section 2.3), if it was corrected."""
+    corrected_actual: int | None = None
+    """The player's net on the bet after that correction: ``amount_delta`` is ``expected`` minus this."""
 
     def to_dict(self) -> dict[str, Any]:
         r = self.rule
@@ -65,6 +69,9 @@ class Finding:
             "expected": self.expected,
             "actual": self.actual,
         }
+        if self.corrected_by is not None:
+            out["corrected_by"] = self.corrected_by
+            out["corrected_actual"] = self.corrected_actual
         if self.amount_delta is not None:
             out["amount_delta"] = self.amount_delta
         return out

@@ -319,6 +319,10 @@ class Trace:
         "dealer_play_at",
         "dbj_known_at",
         "complete",
+        "void",
+        "corrections",
+        "correction_of",
+        "dealer_cut",
     )
 
     def __init__(self, round_: Round, elections: dict[str, Any]) -> None:
@@ -351,6 +355,15 @@ class Trace:
         self.complete = True
         """False when only a prefix of the events was replayed (the rest contradicted the record): nothing may be
         claimed that depends on what came after."""
+        self.void: tuple[int, str] | None = None
+        """The ``void`` event that declared the round void, and its reason (section 2.3)."""
+        self.corrections: dict[int, tuple[int, Settle]] = {}
+        """A corrected settlement's event -> the last correction of it (its event, and the settlement it made)."""
+        self.correction_of: dict[int, int] = {}
+        """A correction's event -> the event of the settlement it (finally) corrects."""
+        self.dealer_cut: int | None = None
+        """How many of the dealer's cards its hand is judged by: those it held when it became complete by rule (a
+        card drawn after that was forbidden, and changes no settlement, section 2.2); None while it was not."""
 
     @property
     def events(self) -> tuple[Any, ...]:
@@ -412,6 +425,18 @@ class Trace:
 
     def dealer_total(self) -> tuple[int, bool]:
         return hand_total(self.dealer)
+
+    @property
+    def dealer_judged(self) -> list[str]:
+        """The dealer's hand the settlements are judged against: as it stood before any card the drawing rule
+        forbade (section 2.2)."""
+        cut = self.dealer_cut
+        return self.dealer if cut is None else self.dealer[:cut]
+
+    @property
+    def void_at(self) -> int | None:
+        v = self.void
+        return None if v is None else v[0]
 
     def dealer_done_at(self) -> int | None:
         """The last event that added to or exposed the dealer's hand."""

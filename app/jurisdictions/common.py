@@ -185,3 +185,29 @@ SETTLED_EARLY = uncited(
     "A hand whose outcome depends on the dealer's total (not busted, surrendered or a blackjack) is settled only "
     "once the dealer's hand is complete.",
 )
+
+# What real tables also record (round-v1.md section 2.3): burns and voided rounds. No provision for them in force for
+# the rounds we audit is held in either jurisdiction (NZ's 1998 Division 1 defines "void" as neither win nor lose, but
+# applies to no round we audit), so both check them under these keys.
+
+BURNED_DURING_PLAY = uncited(
+    "card-burned-during-play",
+    "No card is burned during play",
+    "dealing",
+    "A card burned after the round's first card is dealt and before the dealer's hand is complete takes the card "
+    "that a hand or the dealer would otherwise have received; burns belong before the round or after it.",
+)
+PLAY_AFTER_VOID = uncited(
+    "play-after-void",
+    "No play once the round is declared void",
+    "dealing",
+    "Once a round is declared void (a misdeal, an exposed card, a shoe or equipment fault), no card is dealt and no "
+    "decision is taken; only the return of the wagers (and the showing of the dealer's cards) may follow.",
+)
+VOID_NOT_RETURNED = uncited(
+    "void-wager-not-returned",
+    "Every wager of a voided round is returned",
+    "payout",
+    "In a round declared void no hand wins or loses: every wager still in play at the void (main, with its doubles "
+    "and splits, insurance, additional) is returned, neither paid nor collected.",
+)

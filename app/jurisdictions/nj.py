@@ -326,6 +326,9 @@ ENTRIES: tuple[k.Entry, ...] = (
     (k.PLAY_AFTER_DEALER_BJ, ("play_after_dealer_bj",)),
     (k.OUT_OF_TURN, ("play_out_of_turn",)),
     (k.SETTLED_EARLY, ("settled_early",)),
+    (k.BURNED_DURING_PLAY, ("card_burned_during_play",)),
+    (k.PLAY_AFTER_VOID, ("play_after_void",)),
+    (k.VOID_NOT_RETURNED, ("void_wager_not_returned",)),
 )
 
 
@@ -390,7 +393,7 @@ RULESET = k.build_ruleset(
     entries=ENTRIES,
     also_listed=NOT_CHECKABLE,
     checks=c.ALL_CHECKS,
-    params={"dealer_blackjack_collects": "original_only", "additional_wager_amount": 100},
+    params={"dealer_blackjack_collects": "original_only", "additional_wager_amount": 100, "currency": "$"},
     defaults={
         "decks": None,
         "dealt_from": "shoe",
@@ -405,6 +408,7 @@ RULESET = k.build_ruleset(
         "boxes": None,  # not known unless recorded: 2.11(e)'s limits depend on it
         "surrender": None,
         "min_chip": None,
+        "payout_rounding": None,  # section 2.2: down unless the table elects up
         "additional_wager": "none",
     },
     elections_check=check_elections,

@@ -252,6 +252,9 @@ ENTRIES: tuple[k.Entry, ...] = (
     # The NZ splitting rules are not held: split hands played out of turn cite the fundamental.
     (k.OUT_OF_TURN, ("play_out_of_turn", "split_order")),
     (k.SETTLED_EARLY, ("settled_early",)),
+    (k.BURNED_DURING_PLAY, ("card_burned_during_play",)),
+    (k.PLAY_AFTER_VOID, ("play_after_void",)),
+    (k.VOID_NOT_RETURNED, ("void_wager_not_returned",)),
 )
 
 
@@ -288,7 +291,7 @@ RULESET = k.build_ruleset(
     entries=ENTRIES,
     also_listed=NOT_CHECKABLE,
     checks=CHECKS,
-    params={"dealer_blackjack_collects": "original_or_all", "six_five_permitted": False},
+    params={"dealer_blackjack_collects": "original_or_all", "six_five_permitted": False, "currency": "NZ$"},
     defaults={
         "decks": None,
         "dealt_from": "shoe",
@@ -303,6 +306,7 @@ RULESET = k.build_ruleset(
         "boxes": None,
         "surrender": None,
         "min_chip": None,
+        "payout_rounding": None,  # section 2.2: down unless the table elects up
         "additional_wager": "none",
     },
     elections_check=check_elections,

@@ -252,6 +252,8 @@ class _Table:
         "h17",
         "bj_num",
         "bj_den",
+        "chip",
+        "round_up",
         "hole_card",
         "peek",
         "das",
@@ -308,6 +310,11 @@ class _Table:
         self.decks = decks
         six_five = e.get("blackjack_pays") == "6:5"
         self.bj_num, self.bj_den = (6, 5) if six_five else (3, 2)
+        # Section 2.2: odds (and the half of a surrendered wager returned) are paid in whole chips of min_chip,
+        # rounded down unless the table elects up.
+        chip = e.get("min_chip")
+        self.chip = chip if isinstance(chip, int) and chip > 0 else 1
+        self.round_up = e.get("payout_rounding") == "up"
         soft17 = e.get("dealer_soft_17")
         if nj and six_five:
             self.h17 = True  # 13:69F-2.12(d)
@@ -401,7 +408,10 @@ class _Table:
 def _defaults_cover(jurisdiction: str, e: dict[str, Any]) -> bool:
     """Whether the jurisdiction's default elections allow every play this table makes, so that its rounds may
     leave ``table.rules`` out. NJ defaults: a 3 to 2 shoe game, double cards face up, no resplits, no additional
-    wager, and no soft 17 option (the engine then accepts either on soft 17). NZ defaults permit our NZ play."""
+    wager, and no soft 17 option (the engine then accepts either on soft 17). NZ defaults permit our NZ play. Neither
+    elects a smallest chip or rounding up, by which the table's odds would be paid (round-v1.md section 2.2)."""
+    if e.get("min_chip") not in (None, 1) or e.get("payout_rounding") == "up":
+        return False
     if jurisdiction != "US-NJ":
         return True
     return (
@@ -414,9 +424,12 @@ def _defaults_cover(jurisdiction: str, e: dict[str, Any]) -> bool:
 
 
 def _within_defaults(e: dict[str, Any]) -> dict[str, Any]:
-    """NJ elections narrowed to what the defaults permit (a 3 to 2 shoe game of four or more decks, face-up
-    double cards, no resplits, no additional wager), for a table whose rounds leave ``table.rules`` out."""
+    """Elections narrowed to what the defaults permit (a 3 to 2 shoe game of four or more decks, face-up double
+    cards, no resplits, no additional wager, odds paid to the cent), for a table whose rounds leave ``table.rules``
+    out."""
     e = dict(e)
+    e.pop("min_chip", None)
+    e.pop("payout_rounding", None)
     e["blackjack_pays"] = "3:2"
     e.pop("double_after_split", None)
     if e.get("dealt_from") == "hand":
@@ -691,7 +704,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
             if not before:
                 add({"type": "reveal", "to": "dealer", "card": hole})
             for s in insured:
-                add(_ins_settle(s, True))
+                add(_ins_settle(s, True, t))
             for s in seats:
                 h = s.hands[0]
                 if not h.settled:
@@ -701,7 +714,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                 add({"type": "reveal", "to": "dealer", "card": hole})
             return ev
         for s in insured:
-            add(_ins_settle(s, False))
+            add(_ins_settle(s, False, t))
         insured = []
 
     # Could the dealer still turn out to hold a blackjack? (No peek in a hole-card game, or no second card yet.)
@@ -736,7 +749,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
             # A blackjack stands. Paid at once unless the dealer may still have blackjack (NZ 8.2).
             if not may_bj and r() < 0.6:
                 show(h0)
-                add(_settle(h0.name, h0.wager * pays_num // pays_den))
+                add(_settle(h0.name, _odds(h0.wager, pays_num, pays_den, t)))
                 h0.settled = True
             complete(h0)
             continue
@@ -753,7 +766,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
                     "bet": "main",
                     "hand": h0.name,
                     "result": "surrender",
-                    "amount": s.wager // 2,
+                    "amount": s.wager - _odds(s.wager, 1, 2, t),
                 }
             )
             h0.settled = True
@@ -849,7 +862,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
         assert hole is not None
         add({"type": "reveal", "to": "dealer", "card": hole})
         for s in insured:
-            add(_ins_settle(s, dealer_bj))
+            add(_ins_settle(s, dealer_bj, t))
     else:
         pending = bool(insured) or any(not h.settled for s in seats for h in s.hands)
         if pending or r() < 0.7:
@@ -859,7 +872,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
             dealer_bj = _natural(up, second)
             # r 9.6: losing insurance collected right after the dealer's second card (r 9.5: winners 2 to 1).
             for s in insured:
-                add(_ins_settle(s, dealer_bj))
+                add(_ins_settle(s, dealer_bj, t))
     if len(dealer) >= 2 and not dealer_bj:
         # 13:69F-2.12(c): no dealer draw once no player hand can be affected. A hand whose double card lies face
         # down is undecided as far as the dealer can know (19:47-2.10(c) turns it up only after the dealer
@@ -915,7 +928,7 @@ def _play(rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat]) -> lis
             elif h.bust:
                 net = -stake
             elif h.bj:
-                net = h.wager * pays_num // pays_den
+                net = _odds(h.wager, pays_num, pays_den, t)
             elif dt > 21:
                 net = stake
             else:
@@ -954,9 +967,22 @@ def _split(s: _Seat, h: _Hand, order: list[_Hand], i: int, add: Callable[[dict[s
     order.insert(i + 1, new)
 
 
-def _ins_settle(s: _Seat, wins: bool) -> dict[str, Any]:
+def _odds(wager: int, num: int, den: int, t: _Table) -> int:
+    """Winnings at num to den in whole chips of the table's min_chip, rounded down, or up where the table elects it
+    (round-v1.md section 2.2)."""
+    whole, rest = divmod(wager * num, den * t.chip)
+    return (whole + (1 if t.round_up and rest else 0)) * t.chip
+
+
+def _ins_settle(s: _Seat, wins: bool, t: _Table) -> dict[str, Any]:
     if wins:
-        return {"type": "settle", "bet": "insurance", "seat": s.n, "result": "win", "amount": 2 * s.insured}
+        return {
+            "type": "settle",
+            "bet": "insurance",
+            "seat": s.n,
+            "result": "win",
+            "amount": _odds(s.insured, 2, 1, t),
+        }
     return {"type": "settle", "bet": "insurance", "seat": s.n, "result": "lose", "amount": s.insured}
 
 

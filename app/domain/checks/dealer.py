@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from app.domain.cards import TEN_VALUE, hand_total, is_natural
 from app.domain.cards import VALUES as _VALUE
-from app.domain.checks.outcome import dealer_facts, draw_regime, expect, judged_dealer, stands
-from app.domain.checks.words import verb
+from app.domain.checks.outcome import draw_regime, stands
 from app.domain.rules import Ctx
 from app.domain.state import Trace
 
@@ -63,8 +62,10 @@ def _blackjack_waiting(t: Trace) -> str | None:
 
 def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
     d, at = t.dealer, t.dealer_events
+    # (in a voided round the dealer never completes: only the cards it drew are judged)
+    finished = t.complete and t.void is None
     if len(d) == 1:
-        if not t.complete:
+        if not finished:
             return
         if live(t, _END):
             ctx.emit(
@@ -115,17 +116,16 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
         c, e = d[k], at[k]
         total, soft = hand_total(d[:k])
         if stands(total, soft, h17):
-            restitution = _restitution(t, d[:k], h17)
-            note = f" Had the dealer stood, {restitution[1]}." if restitution and restitution[1] else ""
+            # Section 2.2: the draw itself carries no money; each settlement is judged against the dealer's hand as
+            # it stood before this card, and says what it owes.
             ctx.emit(
                 role,
                 e,
                 "dealer",
                 f"The dealer drew {c} on {'soft' if soft else 'hard'} {total}, a total on which this table's "
-                f"dealer must stand.{note}",
+                f"dealer must stand; the settlements are judged against the dealer's {total}.",
                 expected=f"stand on {'soft' if soft else 'hard'} {total}",
                 actual=f"drew {c}",
-                amount_delta=restitution[0] if restitution and restitution[1] else None,
             )
             return
         if ctx.bound("needless_draw") and not live(t, e):
@@ -140,7 +140,7 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
             )
             return
     total, soft = t.dealer_total()
-    if t.complete and stands(total, soft, h17) is False and live(t, _END):
+    if finished and stands(total, soft, h17) is False and live(t, _END):
         ctx.emit(
             role,
             None,
@@ -150,35 +150,3 @@ def check_dealer_draw(t: Trace, ctx: Ctx) -> None:
             expected=f"draw on {'soft' if soft else 'hard'} {total}",
             actual="stood",
         )
-
-
-def _restitution(t: Trace, dealer_cards: list[str], h17: bool | None) -> tuple[int, str] | None:
-    """What the players are owed (+) or owe (-) had the dealer stopped with ``dealer_cards``: for each hand, what
-    was due on the dealer it was settled against, and what would have been due on the stopped dealer. None when
-    that cannot be known (only part of the round could be replayed).
-
-    Only the dealer's total differs between the two (the first two cards, and so a dealer blackjack, are the same):
-    hands surrendered, paid even money or holding a blackjack were owed the same either way and are left out."""
-    if not t.complete:
-        return None
-    stopped = dealer_facts(dealer_cards)
-    delta = 0
-    changed = []
-    for h in t.hand_list:
-        if h.surrendered_at is not None or h.even_money is not None:
-            continue
-        if h.settles:
-            s = h.at(h.settles[0][0], t.dbj_known_at)
-            judged = judged_dealer(t, s.event, h17)
-            assert judged is not None  # the round is complete
-        else:
-            s = h.at(_END, t.dbj_known_at)  # never settled: as it stands at the end
-            judged = dealer_facts(t.dealer)
-        if s.blackjack or s.surrendered:
-            continue
-        actual = expect(s.total, s.stake, h.wager, False, False, judged, False).nets[0]
-        should = expect(s.total, s.stake, h.wager, False, False, stopped, False).nets[0]
-        if actual != should:
-            delta += should - actual
-            changed.append(f"hand {h.name} would have {verb(should)}, not {verb(actual)}")
-    return delta, "; ".join(changed)

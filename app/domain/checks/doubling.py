@@ -8,7 +8,7 @@ the replay as the double arrives, :func:`on_double`); ``double_one_card`` (a dou
 from __future__ import annotations
 
 from app.domain.checks import play
-from app.domain.checks.words import plural
+from app.domain.checks.words import money, plural
 from app.domain.rules import Ctx
 from app.domain.state import SPLIT_ACE, STOOD, TWENTY_ONE, HandState, Trace
 
@@ -63,12 +63,13 @@ def on_double(t: Trace, ctx: Ctx, h: HandState, amount: int, i: int) -> bool:
     else:
         faulted = False
     if amount <= 0 or h.doubled + amount > h.wager:
+        cur = str(ctx.params.get("currency", "$"))
         ctx.emit(
             "double_amount",
             i,
             name,
-            f"Hand {name} doubled for {amount} on an original wager of {h.wager}; a double may not exceed the "
-            "original wager.",
+            f"Hand {name} doubled for {money(amount, cur)} on an original wager of {money(h.wager, cur)}; a double "
+            "may not exceed the original wager.",
             expected=f"1..{h.wager}",
             actual=amount,
         )
@@ -93,14 +94,18 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
         return
     mode = t.elections.get("double_card") or "face_up"
     dealer_done = t.dealer_done_at()  # (None: the dealer had no card, so any reveal came before it had drawn)
+    void_at = t.void_at
     for h in t.all_hands():
         if not h.doubles or (t.dbj_known_at is not None and h.doubles[0][0] > t.dbj_known_at):
             continue  # (a double after the dealer's blackjack was known is owed no card: play was over)
+        if void_at is not None and (h.settled_at is None or h.settled_at > void_at):
+            continue  # (a hand voided: its play stopped at the void, and its wagers are returned)
         dc = h.double_card()
         if dc is None:
-            # (a double on a blackjack is void - the hand is judged, and paid, as the blackjack it was - so it is
-            # owed no card)
-            if t.complete and not h.split_aces and not h.at(h.doubles[0][0], t.dbj_known_at).blackjack:
+            # (a double on 21 - a blackjack, or a split hand's two-card 21 - is void: the hand is owed no card, and a
+            # blackjack is judged, and paid, as the blackjack it was)
+            doubled = h.at(h.doubles[0][0], t.dbj_known_at)
+            if t.complete and not h.split_aces and not (doubled.cards == 2 and doubled.total == 21):
                 ctx.emit(
                     "double_one_card",
                     None,

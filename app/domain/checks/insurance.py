@@ -14,9 +14,9 @@ from __future__ import annotations
 from functools import partial
 
 from app.domain.cards import TEN_VALUE, is_natural
-from app.domain.checks.outcome import dealer_complete, depends_on_dealer, judged_dealer
-from app.domain.checks.settlement import judge, settled_once, terms
-from app.domain.checks.words import done, sign, verb
+from app.domain.checks.outcome import dealer_complete, depends_on_dealer, judged_dealer, ratio
+from app.domain.checks.settlement import judge, returned_on_void, settled_once, terms
+from app.domain.checks.words import done, money, sign, verb
 from app.domain.rules import Ctx
 from app.domain.state import SeatState, Trace
 
@@ -30,6 +30,7 @@ def check_insurance(t: Trace, ctx: Ctx) -> None:
     if "insurance" not in t.present:
         return
     min_chip = t.elections.get("min_chip")
+    cur = str(ctx.params.get("currency", "$"))
     for seat in t.seats.values():
         placed = 0
         for i, amount in seat.insurance:
@@ -51,8 +52,8 @@ def check_insurance(t: Trace, ctx: Ctx) -> None:
                     "insurance_amount",
                     i,
                     str(s),
-                    f"Seat {s} insured {placed} on a wager of {seat.wager}; insurance may be at most half the "
-                    f"original wager ({seat.wager // 2}).",
+                    f"Seat {s} insured {money(placed, cur)} on a wager of {money(seat.wager, cur)}; insurance may "
+                    f"be at most half the original wager ({money(seat.wager // 2, cur)}).",
                     expected=f"at most {seat.wager // 2}",
                     actual=placed,
                 )
@@ -80,8 +81,8 @@ def check_insurance(t: Trace, ctx: Ctx) -> None:
                     "insurance_chips",
                     i,
                     str(s),
-                    f"Seat {s}'s insurance of {amount} would win {2 * amount}, which cannot be paid in chips of "
-                    f"{min_chip}.",
+                    f"Seat {s}'s insurance of {money(amount, cur)} would win {money(2 * amount, cur)}, which "
+                    f"cannot be paid in chips of {money(min_chip, cur)}.",
                     expected=f"a winning payout in multiples of {min_chip}",
                     actual=2 * amount,
                 )
@@ -92,11 +93,26 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
     Paid where the rules do not allow it, it is still the settlement of the hand's wager, and judged as one."""
     if "even_money" not in t.present:
         return
+    cur = str(ctx.params.get("currency", "$"))
+    void_at = t.void_at
     for seat in t.seats.values():
         h = seat.hands[0]
         if h.even_money is None:
             continue
         i, amount = h.even_money
+        if void_at is not None and i > void_at:
+            # Even money paid after the void settles a wager that was to be returned (section 2.3).
+            ctx.emit(
+                "void_wager_not_returned",
+                i,
+                h.name,
+                f"Hand {h.name}'s wager was in play when the round was declared void at event {void_at}, so it is "
+                f"returned; {done(amount, cur)} as even money.",
+                expected=0,
+                actual=amount,
+                amount_delta=-amount,
+            )
+            continue
         cards = h.cards_before(i)
         up = _up_before(t, i)
         s = seat.seat
@@ -131,7 +147,8 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
                     "even_money_amount",
                     i,
                     h.name,
-                    f"Seat {s} took even money and was paid {amount}; even money pays one to one, {h.wager}.",
+                    f"Seat {s} took even money and was paid {money(amount, cur)}; even money pays one to one, "
+                    f"{money(h.wager, cur)}.",
                     expected=h.wager,
                     actual=amount,
                     amount_delta=h.wager - amount,
@@ -157,16 +174,16 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
                 judge(ctx, h, i, amount, paid.total, paid.stake, False, paid.blackjack, dealer, how)
 
 
-def _due(t: Trace, seat: SeatState) -> int | None:
+def _due(t: Trace, seat: SeatState, chip: int, up: bool) -> int | None:
     """What an insurance never settled was owed: 2 to 1 if the dealer's second card is a ten, else its stake."""
     second = t.hole
     if second is None:
         return None
-    return 2 * seat.insured if second[0][0] in TEN_VALUE else -seat.insured
+    return ratio(seat.insured, 2, 1, chip, up) if second[0][0] in TEN_VALUE else -seat.insured
 
 
 def _insurance_wager(seat: SeatState) -> tuple[str, str]:
-    return str(seat.seat), f"Seat {seat.seat}'s insurance of {seat.insured}"
+    return str(seat.seat), f"Seat {seat.seat}'s insurance"
 
 
 def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
@@ -175,11 +192,20 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
     second = t.hole
     second_at = t.dealer_second_at
     third_at = t.dealer_events[2] if len(t.dealer) >= 3 else None
+    how = terms(t, ctx)
+    cur = how.currency
+    void_at = t.void_at
     for seat in t.seats.values():
         if not seat.insurance:
             continue
         s = seat.seat
-        first = settled_once(t, ctx, seat.insurance_settles, _insurance_wager, seat, partial(_due, t, seat))
+        settles = seat.insurance_settles
+        if void_at is not None and (not settles or settles[0][0] > void_at):
+            returned_on_void(t, ctx, str(s), f"Seat {s}'s insurance", settles, cur)
+            continue
+        first = settled_once(
+            t, ctx, settles, _insurance_wager, seat, partial(_due, t, seat, how.chip, how.up), cur
+        )
         if first is None:
             continue
         i, settle = first
@@ -192,13 +218,13 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
                     str(s),
                     f"Seat {s}'s insurance was {'paid' if paid else 'collected'}, but the dealer never received the "
                     "second card that decides it.",
-                    expected="settled on the dealer's second card",
-                    actual=f"{done(settle.net)} with no second card",
+                    expected=0 if paid else "settled on the dealer's second card",
+                    actual=settle.net if paid else f"{done(settle.net, cur)} with no second card",
                     amount_delta=-settle.net if paid else None,
                 )
             continue
         wins = second[0][0] in TEN_VALUE
-        want = 2 * seat.insured if wins else -seat.insured
+        want = ratio(seat.insured, 2, 1, how.chip, how.up) if wins else -seat.insured
         net = settle.net
         if net != want:
             role = (
@@ -210,8 +236,8 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
                 role,
                 i,
                 str(s),
-                f"Seat {s}'s insurance of {seat.insured} {'wins' if wins else 'loses'} on the dealer's second card "
-                f"{second[0]}: it should have {verb(want)} but {verb(net)}.",
+                f"Seat {s}'s insurance of {money(seat.insured, cur)} {'wins' if wins else 'loses'} on the dealer's "
+                f"second card {second[0]}: it should have {verb(want, cur)} but {verb(net, cur)}.",
                 expected=want,
                 actual=net,
                 amount_delta=want - net,

@@ -59,14 +59,23 @@ class Expect(NamedTuple):
     dt: int = 0
 
 
-def ratio(wager: int, num: int, den: int) -> tuple[int, ...]:
-    """A payout at num to den: exact, or either rounding when the wager does not divide.
+def ratio(wager: int, num: int, den: int, chip: int = 1, up: bool = False) -> int:
+    """Winnings at num to den, in whole chips of ``chip`` (spec 2.2): rounded down, or up at a table that elects it.
 
-    >>> ratio(2500, 3, 2), ratio(2501, 3, 2), ratio(1001, 6, 5)
-    ((3750,), (3751, 3752), (1201, 1202))
+    >>> ratio(2500, 3, 2), ratio(1500, 3, 2, 100), ratio(1500, 3, 2, 100, up=True), ratio(1001, 6, 5)
+    (3750, 2200, 2300, 1201)
     """
-    exact, rest = divmod(wager * num, den)
-    return (exact,) if rest == 0 else (exact, exact + 1)
+    whole, rest = divmod(wager * num, den * chip)
+    return (whole + (1 if up and rest else 0)) * chip
+
+
+def surrender_collects(wager: int, chip: int = 1, up: bool = False) -> int:
+    """What a surrender collects: the wager less the half returned, that half in whole chips (rounded as odds are).
+
+    >>> surrender_collects(2500), surrender_collects(1005), surrender_collects(1500, 100), surrender_collects(1005, up=True)
+    (1250, 503, 800, 502)
+    """
+    return wager - ratio(wager, 1, 2, chip, up)
 
 
 def pays_six_five(t: Trace, ctx: Ctx) -> bool:
@@ -106,11 +115,14 @@ def dealer_complete(t: Trace, before: int, h17: bool | None) -> bool | None:
 
 def judged_dealer(t: Trace, before: int, h17: bool | None) -> DealerFacts | None:
     """The dealer's hand a settlement made at event ``before`` is judged against: as it stood then if it was
-    complete, else the final one. None when that cannot be known (only part of the round was replayed)."""
+    complete, else the final one; never with a card the drawing rule forbade (section 2.2). None when that cannot be
+    known (only part of the round was replayed)."""
     up = t.dealer_up
+    cut = t.dealer_cut
     if dealer_complete(t, before, h17):
-        return dealer_facts(t.dealer_before(before), up)
-    return dealer_facts(t.dealer_values, up) if t.complete else None
+        cards = t.dealer_before(before)
+        return dealer_facts(cards if cut is None else cards[:cut], up)
+    return dealer_facts(t.dealer_judged, up) if t.complete else None
 
 
 _BJ_VS_BJ = "its blackjack against the dealer's blackjack is a stand off"
@@ -124,24 +136,27 @@ def expect(
     blackjack: bool,
     dealer: DealerFacts,
     six_five: bool,
+    chip: int = 1,
+    up: bool = False,
 ) -> Expect:
-    """What a hand of ``total`` (its wagers ``stake`` in all, ``wager`` originally) is due against the dealer."""
+    """What a hand of ``total`` (its wagers ``stake`` in all, ``wager`` originally) is due against the dealer, its odds
+    in whole chips of ``chip`` (rounded up when ``up``)."""
     dt, dbj, ace_ten = dealer
     if surrendered:
         return Expect(
-            (-(wager // 2), -((wager + 1) // 2)), "surrender_amount", "surrender_amount", "it surrendered"
+            (-surrender_collects(wager, chip, up),), "surrender_amount", "surrender_amount", "it surrendered"
         )
     if blackjack:
         if dbj:
             return Expect((0,), "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", _BJ_VS_BJ)
         if six_five:
-            nets, why = ratio(wager, 6, 5), "its blackjack pays 6 to 5"
+            nets, why = (ratio(wager, 6, 5, chip, up),), "its blackjack pays 6 to 5"
         else:
-            nets, why = ratio(wager, 3, 2), "its blackjack pays 3 to 2"
-        if ace_ten:
-            return Expect(nets, "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten", why)
+            nets, why = (ratio(wager, 3, 2, chip, up),), "its blackjack pays 3 to 2"
+        # One check, one rule: whether a blackjack won is judged by the totals, whatever the dealer's up card; how
+        # much it won, by the odds (NZ 8.2 names them against an ace or a ten up).
         direction = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
-        return Expect(nets, direction, "bj_odds", why)
+        return Expect(nets, direction, "bj_vs_dealer_ace_ten" if ace_ten else "bj_odds", why)
     pt = total
     if pt > 21:
         return Expect((-stake,), "bust_loses", "lose_amount", "it busted with {pt}", pt, dt)

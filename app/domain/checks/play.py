@@ -3,7 +3,8 @@ on complete hands, play after the dealer's blackjack is known, play out of turn,
 
 Roles: ``hit_over_21``, ``hit_on_21``, ``double_one_card``, ``split_aces_draw``, ``split_aces_more``,
 ``card_to_complete_hand``, ``decision_on_complete_hand``, ``play_after_dealer_bj``, ``split_order``,
-``play_out_of_turn``, ``surrender_not_offered``, ``surrender_when``.
+``play_out_of_turn``, ``surrender_not_offered``, ``surrender_when``; and what real tables also record (section
+2.3): ``card_burned_during_play``, ``play_after_void``.
 
 One fault, one finding: a ``hit`` or ``double`` reported here marks its hand so that the card answering it is not
 reported again, and an out-of-turn card is reported once per seat (section 2.1: "reported once").
@@ -45,6 +46,8 @@ ROLES: frozenset[str] = frozenset(
         "play_out_of_turn",
         "surrender_not_offered",
         "surrender_when",
+        "card_burned_during_play",
+        "play_after_void",
     }
 )
 
@@ -124,14 +127,65 @@ def _why_complete(h: HandState) -> str:
 
 
 def after_dealer_blackjack(t: Trace, ctx: Ctx, where: str, i: int, what: str) -> None:
+    known = t.dbj_known_at
+    if known is not None and t.events[known].type == "peek":
+        how = f"The peek at event {known} showed the dealer's blackjack"
+    else:
+        # Section 2.1: at a table that peeks, the peek is taken to have happened (its record is optional).
+        how = "This table peeks for blackjack, so the dealer's blackjack was known once the cards were dealt"
     ctx.emit(
         "play_after_dealer_bj",
         i,
         where,
-        f"The peek at event {t.dbj_known_at} showed the dealer's blackjack, which ends the round for every hand; "
-        f"{what} after it.",
+        f"{how}, which ends the round for every hand; {what} after it.",
         expected="no play after the dealer's blackjack is known",
         actual=what,
+    )
+
+
+def after_void(t: Trace, ctx: Ctx, where: str, i: int, what: str) -> None:
+    """Section 2.3: after a ``void`` no card is dealt and no decision is taken."""
+    void = t.void
+    assert void is not None
+    ctx.emit(
+        "play_after_void",
+        i,
+        where,
+        f"The round was declared void at event {void[0]} ({void[1].replace('_', ' ')}); {what} after it.",
+        expected="no play after the round is void",
+        actual=what,
+    )
+
+
+def burned_during_play(t: Trace, ctx: Ctx, i: int, card: str) -> None:
+    """Section 2.3: a card burned between the first deal and the dealer's complete hand took a card that a hand or
+    the dealer would otherwise have received."""
+    ctx.emit(
+        "card_burned_during_play",
+        i,
+        None,
+        f"{card} was burned while the round was in play; a burn takes the card that a hand or the dealer would "
+        "otherwise have received.",
+        expected="no burn during play",
+        actual=f"burned {card}",
+    )
+
+
+def card_to_left_split_hand(
+    t: Trace, ctx: Ctx, h: HandState, waits: HandState, card: str | None, i: int
+) -> None:
+    """13:69F-2.11(b): a card (or a hit) to split hand ``h``, complete, while another hand of its box, ``waits``, is
+    still incomplete: the first incomplete hand is completed before any card goes to any other hand."""
+    t.seats[h.id[0]].order_reported = True
+    got = f"{card} was dealt to it" if card else "a hit was recorded on it"
+    ctx.emit(
+        "split_order",
+        i,
+        h.name,
+        f"Split hand {h.name} was complete ({_why_complete(h)}) while split hand {waits.name} was still incomplete; "
+        f"{got}. The first incomplete split hand is completed before any card goes to any other hand.",
+        expected=f"next card to {waits.name}",
+        actual=f"{card or 'a hit'} to {h.name}",
     )
 
 
@@ -142,27 +196,33 @@ def out_of_turn(t: Trace, ctx: Ctx, h: HandState, at: int, i: int) -> None:
     seat.order_reported = True
     ev = t.events[i]
     what = "a card" if ev.type == "deal" else f"a {ev.type.replace('_', ' ')}"
-    went = target_name(t.events[at].to)
+    premature = t.events[at]
+    went = target_name(premature.to)
     where = "the dealer" if went == DEALER else f"hand {went}"
+    went_text, before, done = f"A card went to {where}", f"any card to {where}", f"card to {where}"
+    if premature.type == "reveal":
+        # Section 2.1: in a hole-card game the dealer's play begins with the reveal of the hole card.
+        went_text = "The dealer's hole card was turned up"
+        before, done = "the dealer's hole card is turned up", "hole card turned up"
     if seat.split:
         ctx.emit(
             "split_order",
             at,
             h.name,
-            f"A card went to {where} while split hand {h.name} was still being played ({what} on it follows at "
+            f"{went_text} while split hand {h.name} was still being played ({what} on it follows at "
             f"event {i}); a split hand must be completed before any other hand is dealt to.",
-            expected=f"hand {h.name} completed before any card to {where}",
-            actual=f"card to {where}, then {what} on hand {h.name} at event {i}",
+            expected=f"hand {h.name} completed before {before}",
+            actual=f"{done}, then {what} on hand {h.name} at event {i}",
         )
     else:
         ctx.emit(
             "play_out_of_turn",
             at,
             h.name,
-            f"A card went to {where} while hand {h.name} was still being played ({what} on it follows at event "
+            f"{went_text} while hand {h.name} was still being played ({what} on it follows at event "
             f"{i}); boxes are played in seat order, each hand completed before the next, the dealer last.",
-            expected=f"hand {h.name} completed before any card to {where}",
-            actual=f"card to {where}, then {what} on hand {h.name} at event {i}",
+            expected=f"hand {h.name} completed before {before}",
+            actual=f"{done}, then {what} on hand {h.name} at event {i}",
         )
 
 

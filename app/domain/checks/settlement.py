@@ -10,7 +10,10 @@ dealer's hand as it stood then if the dealer was complete by then, else against 
 Roles: ``missing_settlement``, ``settled_twice``, ``lose_amount``, ``win_odds``, ``bj_odds``,
 ``bj_vs_dealer_ace_ten``, ``bust_loses``, ``dealer_bust``, ``higher_total``, ``lower_total``, ``equal_totals``,
 ``bj_beats_21``, ``dealer_bj_beats_21``, ``dealer_bj_after_double``, ``dealer_bj_after_split``,
-``surrender_amount``, ``bj_paid_early``, ``settled_early``.
+``surrender_amount``, ``bj_paid_early``, ``settled_early``, ``void_wager_not_returned``.
+
+Money (section 2.2): every finding about money states the player's net on that bet, ``expected`` and ``actual``
+in minor units, and ``amount_delta`` = expected - actual; summed over a round, what the round owes.
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ from app.domain.checks.outcome import (
     judged_dealer,
     pays_six_five,
 )
-from app.domain.checks.words import done, due, sign
+from app.domain.checks.words import done, due, money, sign
 from app.domain.model import Settle
 from app.domain.rules import Ctx
-from app.domain.state import HandState, SeatState, Trace
+from app.domain.state import HandAt, HandState, SeatState, Trace
 
 ROLES: frozenset[str] = frozenset(
     {
@@ -55,6 +58,7 @@ ROLES: frozenset[str] = frozenset(
         "dealer_bj_after_split",
         "surrender_amount",
         "settled_early",
+        "void_wager_not_returned",
     }
 )
 
@@ -68,13 +72,23 @@ class Terms(NamedTuple):
     """A dealer blackjack after a double or split collects only the original wager."""
     h17: bool | None
     """The dealer hits soft 17 (None: the table's option is not known)."""
+    chip: int = 1
+    """The table's smallest chip: odds are paid in whole chips of it (section 2.2)."""
+    up: bool = False
+    """Odds that do not come out in whole chips are rounded up (the table elects it), else down."""
+    currency: str = "$"
+    """How messages write money."""
 
 
 def terms(t: Trace, ctx: Ctx) -> Terms:
+    chip = t.elections.get("min_chip")
     return Terms(
         pays_six_five(t, ctx),
         ctx.params.get("dealer_blackjack_collects") == "original_only",
         draw_regime(t, ctx)[1],
+        chip if isinstance(chip, int) and chip > 0 else 1,
+        t.elections.get("payout_rounding") == "up",
+        str(ctx.params.get("currency", "$")),
     )
 
 
@@ -99,41 +113,63 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
     dealer_blackjack = t.dealer_blackjack
     last_dealer = t.dealer_events[-1] if t.dealer else -1
     dbj = t.dbj_known_at
-    how: Terms | None = None
+    void_at = t.void_at
+    how = terms(t, ctx)
+    # In a voided round the dealer never completes: a settlement that depended on the dealer's total, made before
+    # the void while the dealer was not complete, is out of order and can be judged no further (section 2.3).
+    unfinished = void_at is not None and not dealer_complete(t, void_at, how.h17)
     for seat in t.seats.values():
         split_at = seat.hands[0].seat_split_at
         if dbj is not None and split_at is not None and split_at > dbj:
             # Split after the dealer's blackjack was known: the box is judged as the hand it held then.
-            _judge_unsplit(t, ctx, seat, how or terms(t, ctx))
+            _judge_unsplit(t, ctx, seat, how)
             continue
-        aggregate = dealer_blackjack and split_at is not None
+        aggregate = dealer_blackjack and split_at is not None and void_at is None
         for h in seat.hands:
             settles = h.settles
             if h.even_money is not None:
                 for i, again in settles:
-                    ctx.emit(
-                        "settled_twice",
+                    _twice(
+                        ctx,
                         i,
                         h.name,
                         f"Hand {h.name} was already settled by even money; it was settled again.",
-                        expected="no further settlement",
-                        actual="settled again",
-                        amount_delta=-again.net,
+                        again.net,
+                        how.currency,
+                    )
+                continue
+            if void_at is not None and (h.settled_at is None or h.settled_at > void_at):
+                returned_on_void(t, ctx, h.name, f"Hand {h.name}'s wager", settles, how.currency)
+                continue
+            if aggregate:
+                # (missing and further settlements of a split box against a dealer blackjack: the box, below)
+                for i, again in settles[1:]:
+                    _twice(
+                        ctx,
+                        i,
+                        h.name,
+                        f"Hand {h.name}'s wager was settled more than once.",
+                        again.net,
+                        how.currency,
                     )
                 continue
             if len(settles) == 1:
                 once: tuple[int, Settle] | None = settles[0]
             else:
-                how = how or terms(t, ctx)
-                once = settled_once(t, ctx, settles, _main_wager, h, partial(_due_at_end, t, h, how))
-            if once is None or h.judged:
+                once = settled_once(
+                    t, ctx, settles, _main_wager, h, partial(_due_at_end, t, h, how), how.currency
+                )
+            if once is None:
                 continue
             s = h.at(once[0], t.dbj_known_at)
+            _blackjack_before_hole(t, ctx, h, s)
+            if h.judged:
+                continue
             if s.cards < 2 and not s.surrendered and dbj is None:
                 continue  # a box that never received its cards (once the dealer's blackjack is known, it lost to it)
-            how = how or terms(t, ctx)
             # A later dealer card shows the dealer was still to play (a dealer who never did is reported as such).
-            if depends_on_dealer(s) and s.event < last_dealer and not dealer_complete(t, s.event, how.h17):
+            early = depends_on_dealer(s) and not dealer_complete(t, s.event, how.h17)
+            if early and (s.event < last_dealer or unfinished):
                 ctx.emit(
                     "settled_early",
                     s.event,
@@ -141,15 +177,99 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                     f"Hand {h.name}'s outcome depends on the dealer's total, but it was settled before the dealer's "
                     "hand was complete.",
                     expected="settled after the dealer's hand is complete",
-                    actual=f"settled at event {s.event}, dealer's last card at event {last_dealer}",
+                    actual=f"settled at event {s.event}, dealer's last card at event {last_dealer}"
+                    if not unfinished
+                    else f"settled at event {s.event}; the round was declared void at event {void_at}",
                 )
-            if aggregate:
-                continue
+                if unfinished:
+                    continue
             dealer = judged_dealer(t, s.event, how.h17)
             if dealer is not None:
                 judge(ctx, h, s.event, once[1].net, s.total, s.stake, s.surrendered, s.blackjack, dealer, how)
         if aggregate and t.complete:
-            _compare_split_seat(t, ctx, seat, (how or terms(t, ctx)).original_only)
+            if how.original_only:
+                _split_seat_per_bet(t, ctx, seat, how)
+            else:
+                _split_seat_either(t, ctx, seat, how)
+
+
+def _twice(ctx: Ctx, i: int, where: str, message: str, net: int, currency: str) -> None:
+    """A further settlement of a wager already settled: it should have moved nothing (section 2.2)."""
+    ctx.emit(
+        "settled_twice",
+        i,
+        where,
+        f"{message[:-1]}; {done(net, currency)} by it." if net else message,
+        expected=0,
+        actual=net,
+        amount_delta=-net if net else None,
+    )
+
+
+def returned_on_void(
+    t: Trace, ctx: Ctx, where: str, wager: str, settles: list[tuple[int, Settle]], currency: str
+) -> None:
+    """A wager still in play when the round was declared void is returned by a ``void`` settlement (section 2.3):
+    one won or lost after the void is owed back; one never settled is reported, with no money (its stake is the
+    player's)."""
+    void = t.void
+    assert void is not None
+    if not settles:
+        if t.complete:
+            ctx.emit(
+                "void_wager_not_returned",
+                None,
+                where,
+                f"{wager} was in play when the round was declared void at event {void[0]}, and was never returned.",
+                expected=0,
+                actual=0,
+            )
+        return
+    i, settle = settles[0]
+    net = settle.net
+    if net:
+        ctx.emit(
+            "void_wager_not_returned",
+            i,
+            where,
+            f"{wager} was in play when the round was declared void at event {void[0]}, so it is returned; "
+            f"{done(net, currency)}.",
+            expected=0,
+            actual=net,
+            amount_delta=-net,
+        )
+    for j, again in settles[1:]:
+        _twice(ctx, j, where, f"{wager} was settled more than once.", again.net, currency)
+
+
+def _blackjack_before_hole(t: Trace, ctx: Ctx, h: HandState, s: HandAt) -> None:
+    """Section 2.1: against a dealer ace or ten, a blackjack's result depends on the dealer's second card (a dealer
+    blackjack makes it a stand off). Paid before that card was known, it was settled before the dealer was complete:
+    at a table that does not peek (its elections say so), or before the dealer had the card at all. (Where NZ 8.2 is
+    bound, paying before the second card was dealt is its finding, not this one.)"""
+    if not s.blackjack:
+        return
+    up = t.dealer_up
+    if up is None or not (up[0] == "A" or up[0] in TEN_VALUE):
+        return
+    second = t.hole
+    if second is None or second[1] > s.event:
+        if ctx.bound("bj_paid_early"):
+            return
+    elif t.elections.get("peek") is not False:
+        return
+    known = t.dealer_second_known_at()
+    if known is not None and known < s.event:
+        return
+    ctx.emit(
+        "settled_early",
+        s.event,
+        h.name,
+        f"Hand {h.name}'s blackjack was settled before the dealer's second card was known, with the dealer showing "
+        f"{up}: a dealer blackjack would have made it a stand off.",
+        expected="settled once the dealer's second card is known",
+        actual=f"settled at event {s.event}",
+    )
 
 
 def _due_at_end(t: Trace, h: HandState, how: Terms) -> int | None:
@@ -157,10 +277,10 @@ def _due_at_end(t: Trace, h: HandState, how: Terms) -> int | None:
     if (len(h.cards) < 2 and h.surrendered_at is None) or len(t.dealer) < 2:
         return None
     s = h.at(1 << 30, t.dbj_known_at)
-    dealer = dealer_facts(t.dealer, t.dealer_up)
-    if dealer[1] and h.seat_split_at is not None:
-        return None  # a split box against a dealer blackjack is owed as a whole
-    exp = expect(s.total, s.stake, h.wager, s.surrendered, s.blackjack, dealer, how.six_five)
+    dealer = dealer_facts(t.dealer_judged, t.dealer_up)
+    exp = expect(
+        s.total, s.stake, h.wager, s.surrendered, s.blackjack, dealer, how.six_five, how.chip, how.up
+    )
     if dealer[1] and s.stake > h.wager and not s.blackjack and how.original_only:
         return -h.wager
     return exp.nets[0]
@@ -170,7 +290,7 @@ def _judge_unsplit(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
     hands = seat.hands
     for h in hands:
         if len(h.settles) != 1:
-            settled_once(t, ctx, h.settles, _main_wager, h)
+            settled_once(t, ctx, h.settles, _main_wager, h, None, how.currency)
     if not all(h.settles for h in hands):
         return
     # (the box's cards when the blackjack was known: fewer than two are no blackjack, and lose to it)
@@ -196,7 +316,7 @@ def judge(
 ) -> None:
     """Compare a settlement's ``net`` with what the hand (of ``total``, its wagers ``stake`` in all, as it stood
     then) was due against the dealer; report the difference."""
-    exp = expect(total, stake, h.wager, surrendered, blackjack, dealer, how.six_five)
+    exp = expect(total, stake, h.wager, surrendered, blackjack, dealer, how.six_five, how.chip, how.up)
     if dealer[1] and stake > h.wager and not blackjack:
         # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
         only = -h.wager
@@ -213,11 +333,12 @@ def judge(
     want = min(exp.nets, key=lambda n: abs(n - net))
     role = exp.direction if sign(net) != sign(want) else exp.amount
     why = exp.why.format(pt=exp.pt, dt=exp.dt)
+    cur = how.currency
     ctx.emit(
         role,
         i,
         h.name,
-        f"Hand {h.name}: {why}, so {due(want)} was due, but {done(net)}.",
+        f"Hand {h.name}: {why}, so {due(want, cur)} was due, but {done(net, cur)}.",
         expected=want,
         actual=net,
         amount_delta=want - net,
@@ -228,7 +349,7 @@ T = TypeVar("T")
 
 
 def _main_wager(h: HandState) -> tuple[str, str]:
-    return h.name, f"Hand {h.name}'s wager of {h.stake}"
+    return h.name, f"Hand {h.name}'s wager"
 
 
 def settled_once(
@@ -237,10 +358,11 @@ def settled_once(
     settles: list[tuple[int, Settle]],
     describe: Callable[[T], tuple[str, str]],
     subject: T,
-    due: Callable[[], int | None] | None = None,
+    due_of: Callable[[], int | None] | None = None,
+    currency: str = "$",
 ) -> tuple[int, Settle] | None:
     """A wager's settlement; a missing one, or any after the first, is reported. ``describe(subject)`` gives the
-    finding's hand and the wager in words, ``due()`` what a settlement would have been owed (the money of a missing
+    finding's hand and the wager in words, ``due_of()`` what a settlement would have been owed (the money of a missing
     one, when it can be known); both are called only for a finding. A second settlement should have moved no
     money: what it moved is owed back."""
     if len(settles) == 1:
@@ -248,55 +370,142 @@ def settled_once(
     where, wager = describe(subject)
     if not settles:
         if t.complete:
-            owed = due() if due is not None else None
+            owed = due_of() if due_of is not None else None
             ctx.emit(
                 "missing_settlement",
                 None,
                 where,
-                f"{wager} was never settled.",
-                "a settlement",
-                "none",
-                amount_delta=owed,
+                f"{wager} was never settled"
+                + (f"; {due(owed, currency)} was due." if owed is not None else "."),
+                expected=owed,
+                actual=0,
+                amount_delta=owed if owed else None,
             )
         return None
     for i, again in settles[1:]:
-        ctx.emit(
-            "settled_twice",
-            i,
-            where,
-            f"{wager} was settled more than once.",
-            "one settlement",
-            "another",
-            amount_delta=-again.net,
-        )
+        _twice(ctx, i, where, f"{wager} was settled more than once.", again.net, currency)
     return settles[0]
 
 
-def _compare_split_seat(t: Trace, ctx: Ctx, seat: SeatState, original_only: bool) -> None:
-    settled = [h.settles[0] for h in seat.hands if h.settles]
-    if len(settled) != len(seat.hands):
-        return
-    net = sum(s.net for _, s in settled)
-    if original_only:
-        # 19:47-2.10(b) for a double collected from a split hand; 2.11(d) for whatever else is wrong.
-        for h in seat.hands:
-            at, st = h.settles[0]
-            n = st.net
-            if h.doubles and n < -h.wager:
-                ctx.emit(
-                    "dealer_bj_after_double",
-                    at,
-                    h.name,
-                    f"Hand {h.name}: the dealer had blackjack after it doubled and only the original wager may be "
-                    f"collected, so a collection of {h.wager} was due, but {done(n)}.",
-                    expected=-h.wager,
-                    actual=n,
-                    amount_delta=-h.wager - n,
+def _split_seat_per_bet(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
+    """13:69F-2.11(d), bet by bet (section 2.2): after a dealer blackjack all of a seat's split hands together may
+    lose at most the original wager, and (19:47-2.10(b)) nothing of any double. The hands' settlements are read in
+    event order, keeping the running total the dealer was entitled to of the hands' stakes: a settlement that takes
+    it past the original wager over-collects by the excess (2.11(d)); a hand paid as a win owes back what was still
+    collectable from its stake (the settlement key), and counts that; a double collected is owed back (2.10(b));
+    and less than the original wager collected in all is reported at the last settlement (or at the hands never
+    settled), for the shortfall."""
+    cur = how.currency
+    dealer = dealer_facts(t.dealer_judged, t.dealer_up)
+    wager = seat.wager
+    settled = sorted((h.settles[0][0], n, h) for n, h in enumerate(seat.hands) if h.settles)
+    running = 0
+    for i, _, h in settled:
+        net = h.settles[0][1].net
+        collectable = max(0, wager - running)
+        if net > 0:
+            # A split hand paid as a win against the dealer's blackjack.
+            want = -min(h.wager, collectable)
+            s = h.at(i, t.dbj_known_at)
+            role = expect(s.total, s.stake, h.wager, False, False, dealer, how.six_five).direction
+            ctx.emit(
+                role,
+                i,
+                h.name,
+                f"Hand {h.name}: the dealer had blackjack after seat {seat.seat} split, so {due(want, cur)} was due "
+                f"from it, but {done(net, cur)}.",
+                expected=want,
+                actual=net,
+                amount_delta=want - net,
+            )
+            running -= want
+            continue
+        taken = -net
+        double = min(max(0, taken - h.wager), h.doubled) if h.doubles else 0
+        if double:
+            ctx.emit(
+                "dealer_bj_after_double",
+                i,
+                h.name,
+                f"Hand {h.name}: the dealer had blackjack after it doubled, so its double of {money(h.doubled, cur)} "
+                f"is returned, but {money(double, cur)} of it was collected.",
+                expected=0,
+                actual=-double,
+                amount_delta=double,
+            )
+        stake = taken - double
+        if stake > collectable:
+            ctx.emit(
+                "dealer_bj_after_split",
+                i,
+                h.name,
+                f"Hand {h.name}: the dealer had blackjack after seat {seat.seat} split, and only the original wager "
+                f"of {money(wager, cur)} may be collected across its hands; "
+                + (
+                    f"{money(collectable, cur)} of it was still to collect"
+                    if collectable
+                    else "it was already collected"
                 )
-                net += -h.wager - n
-    only = -seat.wager
+                + f", but {money(stake, cur)} was collected here.",
+                expected=-collectable,
+                actual=-stake,
+                amount_delta=stake - collectable,
+            )
+        running += stake
+    short = wager - running
+    if short <= 0:
+        for h in seat.hands:
+            if not h.settles:
+                _missing(ctx, h, 0, cur)
+        return
+    for h in seat.hands:
+        if not h.settles:
+            part = min(h.wager, short)
+            _missing(ctx, h, -part, cur)
+            short -= part
+    if short > 0 and settled:
+        i, _, h = settled[-1]
+        net = h.settles[0][1].net
+        s = h.at(i, t.dbj_known_at)
+        role = expect(s.total, s.stake, h.wager, False, False, dealer, how.six_five).direction
+        ctx.emit(
+            role,
+            i,
+            h.name,
+            f"The dealer had blackjack after seat {seat.seat} split, so the original wager of {money(wager, cur)} "
+            f"was due across its hands, but {money(short, cur)} less was collected.",
+            expected=net - short,
+            actual=net,
+            amount_delta=-short,
+        )
+
+
+def _missing(ctx: Ctx, h: HandState, want: int, cur: str) -> None:
+    ctx.emit(
+        "missing_settlement",
+        None,
+        h.name,
+        f"Hand {h.name}'s wager was never settled; {due(want, cur)} was due.",
+        expected=want,
+        actual=0,
+        amount_delta=want if want else None,
+    )
+
+
+def _split_seat_either(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
+    """Where the rule that decides it is not held (NZ), a dealer blackjack after a split collects either the original
+    wager or every wager of the box's hands: judged as a whole, at the box's last settlement."""
+    cur = how.currency
+    settled = [h.settles[0] for h in seat.hands if h.settles]
     everything = -sum(h.stake for h in seat.hands)
-    nets = (only,) if original_only else (only, everything)
+    net = sum(s.net for _, s in settled)
+    if len(settled) != len(seat.hands):
+        for h in seat.hands:
+            if not h.settles:
+                # the least it could owe: nothing more once the original wager was collected
+                _missing(ctx, h, min(0, max(-h.stake, -seat.wager - net)), cur)
+        return
+    nets = (-seat.wager, everything)
     if net in nets:
         return
     last = max(i for i, _ in settled)
@@ -305,8 +514,8 @@ def _compare_split_seat(t: Trace, ctx: Ctx, seat: SeatState, original_only: bool
         "dealer_bj_after_split",
         last,
         str(seat.seat),
-        f"The dealer had blackjack after seat {seat.seat} split, so {due(want)} was due across its hands, but "
-        f"{done(net)}.",
+        f"The dealer had blackjack after seat {seat.seat} split, so {due(want, cur)} was due across its hands, but "
+        f"{done(net, cur)}.",
         expected=want,
         actual=net,
         amount_delta=want - net,
@@ -315,7 +524,8 @@ def _compare_split_seat(t: Trace, ctx: Ctx, seat: SeatState, original_only: bool
 
 def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
     """NZ 8.2: with a dealer ace or ten-value first card, a player blackjack is not paid (or its cards removed)
-    until the dealer has received a second card; even money (8.3) is the exception, against an ace only."""
+    "until all other cards have been dealt to the players and the dealer has received his/her second card"; even
+    money (8.3) is the exception, against an ace only."""
     up = t.dealer_up
     if up is None or not (up[0] == "A" or up[0] in TEN_VALUE):
         return
@@ -339,3 +549,19 @@ def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
                     expected="settle after the dealer's second card",
                     actual=f"settled at event {i}",
                 )
+            elif (later := _player_card_after(t, h, i)) is not None:
+                ctx.emit(
+                    "bj_paid_early",
+                    i,
+                    h.name,
+                    f"Hand {h.name}'s blackjack was settled before all other cards had been dealt to the players "
+                    f"(event {later}), with the dealer showing {up}.",
+                    expected="settle after every player's cards",
+                    actual=f"settled at event {i}, a player's card at event {later}",
+                )
+
+
+def _player_card_after(t: Trace, h: HandState, i: int) -> int | None:
+    """The first card dealt to another player hand after event ``i``."""
+    later = [e for x in t.hand_list if x is not h for e in x.events if e > i]
+    return min(later, default=None)

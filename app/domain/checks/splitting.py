@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from app.domain.cards import value
 from app.domain.checks import play
+from app.domain.checks.words import money
 from app.domain.rules import Ctx
 from app.domain.state import DOUBLED, STOOD, SURRENDERED, HandState, Trace
 
@@ -50,12 +51,13 @@ def on_split(t: Trace, ctx: Ctx, h: HandState, amount: int, i: int) -> bool:
     else:
         faulted = False
     if amount != seat.wager:
+        cur = str(ctx.params.get("currency", "$"))
         ctx.emit(
             "split_amount",
             i,
             name,
-            f"Seat {seat.seat} split with a wager of {amount}; the split wager must equal the original wager of "
-            f"{seat.wager}.",
+            f"Seat {seat.seat} split with a wager of {money(amount, cur)}; the split wager must equal the original "
+            f"wager of {money(seat.wager, cur)}.",
             expected=seat.wager,
             actual=amount,
         )

@@ -9,8 +9,8 @@ from __future__ import annotations
 from functools import partial
 
 from app.domain.cards import value
-from app.domain.checks.settlement import settled_once
-from app.domain.checks.words import done
+from app.domain.checks.settlement import returned_on_void, settled_once
+from app.domain.checks.words import done, money
 from app.domain.rules import Ctx
 from app.domain.state import SeatState, Trace
 
@@ -32,6 +32,8 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
         return
     offered = t.elections.get("additional_wager") or "none"
     required = ctx.params.get("additional_wager_amount")
+    cur = str(ctx.params.get("currency", "$"))
+    void_at = t.void_at
     last_initial = max((e for seat in t.seats.values() for _, e in seat.initial()), default=None)
     for seat in t.seats.values():
         kind = seat.additional_kind
@@ -61,11 +63,16 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
                 "additional_amount",
                 None,
                 str(s),
-                f"Seat {s}'s additional wager was {seat.additional_amount}; it must be exactly {required}.",
+                f"Seat {s}'s additional wager was {money(seat.additional_amount, cur)}; it must be exactly "
+                f"{money(required, cur)}.",
                 expected=required,
                 actual=seat.additional_amount,
             )
-        first = settled_once(t, ctx, seat.additional_settles, _additional_wager, seat, partial(_due, t, seat))
+        settles = seat.additional_settles
+        if void_at is not None and (not settles or settles[0][0] > void_at):
+            returned_on_void(t, ctx, str(s), f"Seat {s}'s additional wager", settles, cur)
+            continue
+        first = settled_once(t, ctx, settles, _additional_wager, seat, partial(_due, t, seat), cur)
         if first is None:
             continue
         i, settle = first
@@ -79,22 +86,31 @@ def check_additional(t: Trace, ctx: Ctx) -> None:
             role = (
                 "additional_13" if kind in ("over_13", "under_13") and total == 13 else "additional_outcome"
             )
+            # Interpretation: what a winning additional wager pays is on the table's layout, which we do not hold;
+            # a winner collected or pushed is owed at least its stake back (expected 0), and its winnings besides.
+            want = 0 if wins else -seat.additional_amount
             ctx.emit(
                 role,
                 i,
                 str(s),
                 f"Seat {s}'s {kind} additional wager on {'+'.join(own)} "
-                f"{'wins' if wins else 'loses'}, but {done(settle.net)}.",
-                expected="win" if wins else "lose",
-                actual=settle.result,
-                amount_delta=None if wins else -seat.additional_amount - settle.net,
+                f"{'wins' if wins else 'loses'}, but {done(settle.net, cur)}"
+                + (
+                    "; its stake is owed back, and its winnings at the layout's odds (not held here) besides."
+                    if wins
+                    else "."
+                ),
+                expected=want,
+                actual=settle.net,
+                amount_delta=want - settle.net,
             )
         elif not wins and -settle.net != seat.additional_amount:
             ctx.emit(
                 "lose_amount",
                 i,
                 str(s),
-                f"Seat {s}'s losing additional wager of {seat.additional_amount} was collected as {-settle.net}.",
+                f"Seat {s}'s losing additional wager of {money(seat.additional_amount, cur)} was collected as "
+                f"{money(-settle.net, cur)}.",
                 expected=-seat.additional_amount,
                 actual=settle.net,
                 amount_delta=-seat.additional_amount - settle.net,
@@ -154,14 +170,16 @@ def check_table_limits(t: Trace, ctx: Ctx) -> None:
     low, high = t.elections.get("min_wager"), t.elections.get("max_wager")
     if low is None and high is None:
         return
+    cur = str(ctx.params.get("currency", "$"))
     for seat in t.seats.values():
         if isinstance(low, int) and seat.wager < low or isinstance(high, int) and seat.wager > high:
             ctx.emit(
                 "wager_limits",
                 None,
                 str(seat.seat),
-                f"Seat {seat.seat} wagered {seat.wager}, outside this table's posted limits "
-                f"({low if low is not None else 'no minimum'} to {high if high is not None else 'no maximum'}).",
+                f"Seat {seat.seat} wagered {money(seat.wager, cur)}, outside this table's posted limits "
+                f"({money(low, cur) if isinstance(low, int) else 'no minimum'} to "
+                f"{money(high, cur) if isinstance(high, int) else 'no maximum'}).",
                 expected=f"{low if low is not None else ''}..{high if high is not None else ''}",
                 actual=seat.wager,
             )

@@ -1,33 +1,62 @@
-"""How findings put money and outcomes into words (built only when a finding is made)."""
+"""How findings put money and outcomes into words (built only when a finding is made). Money is written in the
+jurisdiction's currency (``$25.00``, ``NZ$25.00``), never in minor units (section 4); the numeric fields of a finding
+stay in minor units."""
 
 from __future__ import annotations
 
 
-def verb(net: int) -> str:
+def money(amount: int, currency: str = "$") -> str:
+    """An amount of minor units (cents), in the currency.
+
+    >>> money(2500), money(125050, "NZ$"), money(5), money(-2500)
+    ('$25.00', 'NZ$1,250.50', '$0.05', '-$25.00')
+    """
+    whole, cents = divmod(abs(amount), 100)
+    return f"{'-' if amount < 0 else ''}{currency}{whole:,}.{cents:02d}"
+
+
+def verb(net: int, currency: str = "$") -> str:
     """What a net did, in the past tense.
 
-    >>> verb(2500), verb(-2500), verb(0)
-    ('won 2500', 'lost 2500', 'pushed')
+    >>> verb(2500), verb(-2500, "NZ$"), verb(0)
+    ('won $25.00', 'lost NZ$25.00', 'pushed')
     """
-    return f"won {net}" if net > 0 else f"lost {-net}" if net < 0 else "pushed"
+    if net > 0:
+        return f"won {money(net, currency)}"
+    return f"lost {money(-net, currency)}" if net < 0 else "pushed"
 
 
-def due(net: int) -> str:
+def due(net: int, currency: str = "$") -> str:
     """What a net owes, as a noun.
 
     >>> due(3750), due(-2500), due(0)
-    ('a payment of 3750', 'a collection of 2500', 'a stand off')
+    ('a payment of $37.50', 'a collection of $25.00', 'a stand off')
     """
-    return f"a payment of {net}" if net > 0 else f"a collection of {-net}" if net < 0 else "a stand off"
+    if net > 0:
+        return f"a payment of {money(net, currency)}"
+    return f"a collection of {money(-net, currency)}" if net < 0 else "a stand off"
 
 
-def done(net: int) -> str:
+def done(net: int, currency: str = "$") -> str:
     """What a settlement did.
 
     >>> done(2500), done(-5000), done(0)
-    ('2500 was paid', '5000 was collected', 'nothing changed hands')
+    ('$25.00 was paid', '$50.00 was collected', 'nothing changed hands')
     """
-    return f"{net} was paid" if net > 0 else f"{-net} was collected" if net < 0 else "nothing changed hands"
+    if net > 0:
+        return f"{money(net, currency)} was paid"
+    return f"{money(-net, currency)} was collected" if net < 0 else "nothing changed hands"
+
+
+def owed(delta: int, currency: str = "$") -> str:
+    """What a finding's money means.
+
+    >>> owed(1250), owed(-500, "NZ$"), owed(0)
+    ('$12.50 is owed to the player', 'NZ$5.00 is owed by the player', 'nothing is owed')
+    """
+    if delta > 0:
+        return f"{money(delta, currency)} is owed to the player"
+    return f"{money(-delta, currency)} is owed by the player" if delta < 0 else "nothing is owed"
 
 
 def sign(n: int) -> int:
