@@ -18,6 +18,8 @@ from typing import IO, Any
 
 import orjson
 
+from app.domain.checks.words import money
+from app.jurisdictions import RULESETS
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import ENGINE_VERSION, catalogue, rulesets
 from app.usecases.errors import ServiceError, problem_body
@@ -99,15 +101,44 @@ def _text(line: dict[str, Any]) -> str:
             "the ruleset in force" if line["ruleset_in_force"] else "NOT the ruleset in force at played_at"
         )
     rows = [head]
+    if line.get("void"):
+        void = line["void"]
+        rows.append(f"  VOID at event {void['event']} ({void['reason'].replace('_', ' ')})")
+    currency = _currency(line["jurisdiction"])
     for f in line["findings"]:
         where = f"event {f['event']}" if f["event"] is not None else "no event"
         rows.append(f"  {where:<9} {f['hand'] or '':<7} {f['rule']} [{f['citation_status']}]  {f['title']}")
         rows.append(f"            {f['message']}")
-        tail = f"expected: {f['expected']}   actual: {f['actual']}"
+        expected, actual = f["expected"], f["actual"]
+        if _is_net(expected) and _is_net(actual):  # the player's net on a bet (section 2.2)
+            tail = f"expected: {_net(expected, currency)}   actual: {_net(actual, currency)}"
+        else:
+            tail = f"expected: {expected}   actual: {actual}"
+        if f.get("corrected_by") is not None:
+            tail += f"   corrected at event {f['corrected_by']}: {_net(f['corrected_actual'], currency)}"
         if f.get("amount_delta") is not None:
-            tail += f"   owed to player: {f['amount_delta']}"
+            delta = f["amount_delta"]
+            tail += "   " + (
+                f"owed to the player: {money(delta, currency)}"
+                if delta >= 0
+                else f"owed by the player: {money(-delta, currency)}"
+            )
         rows.append(f"            {tail}")
     return "\n".join(rows) + "\n\n"
+
+
+def _is_net(value: Any) -> bool:
+    return type(value) is int
+
+
+def _net(net: int, currency: str) -> str:
+    """A net to the player in words: ``+$37.50`` paid, ``-$25.00`` collected, ``$0.00``."""
+    return ("+" if net > 0 else "") + money(net, currency)
+
+
+def _currency(jurisdiction: str) -> str:
+    rulesets = RULESETS.get(jurisdiction)
+    return str(rulesets[0].params.get("currency", "")) if rulesets else ""
 
 
 def _where(e: dict[str, Any]) -> str:

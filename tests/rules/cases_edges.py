@@ -176,13 +176,17 @@ NJ_CASES: list[Case] = [
             seats=[seat(1, 2501)],
         ),
     ),
-    quiet(
+    # Spec 2.2: odds that do not come out in whole chips are rounded down (min_chip 1 when not elected); paying
+    # the larger amount overpays.
+    fires(
         "uncited:blackjack-odds",
         "blackjack on an odd wager paid 3 to 2 rounded up",
         nj(
             [*opening("AH", "9C", "KD", "8S"), reveal("dealer", "8S"), settle("1", "win", 3752)],
             seats=[seat(1, 2501)],
         ),
+        "bj_odds",
+        want("uncited:blackjack-odds", 5, "1", 3751, 3752, -1),
     ),
     fires(
         "uncited:blackjack-odds",
@@ -194,11 +198,23 @@ NJ_CASES: list[Case] = [
         "bj_odds",
         want("uncited:blackjack-odds", 5, "1", 3751, 3750, 1),
     ),
-    quiet(
+    fires(
         "uncited:blackjack-odds",
         "blackjack on an odd wager at a 6 to 5 table paid rounded up",
         nj(
             [*opening("AH", "9C", "KD", "8S"), reveal("dealer", "8S"), settle("1", "win", 1202)],
+            seats=[seat(1, 1001)],
+            blackjack_pays="6:5",
+            dealer_soft_17="hit",
+        ),
+        "bj_odds",
+        want("uncited:blackjack-odds", 5, "1", 1201, 1202, -1),
+    ),
+    quiet(
+        "uncited:blackjack-odds",
+        "blackjack on an odd wager at a 6 to 5 table paid rounded down",
+        nj(
+            [*opening("AH", "9C", "KD", "8S"), reveal("dealer", "8S"), settle("1", "win", 1201)],
             seats=[seat(1, 1001)],
             blackjack_pays="6:5",
             dealer_soft_17="hit",
@@ -214,7 +230,7 @@ NJ_CASES: list[Case] = [
             dealer_soft_17="hit",
         ),
         "bj_odds",
-        want("uncited:blackjack-odds", 5, "1", 1202, 1501, -299),
+        want("uncited:blackjack-odds", 5, "1", 1201, 1501, -300),
     ),
     # Side wagers (13:69F-2.17): two hearts win the same-suit wager; returning it as a push is the wrong outcome. A
     # losing one collects its $1.00 stake, no more.
@@ -233,7 +249,7 @@ NJ_CASES: list[Case] = [
             additional_wager="same_suit",
         ),
         "additional_outcome",
-        want("13:69F-2.17(b)", 4, "1", "win", "push"),
+        want("13:69F-2.17(b)", 4, "1", 0, 0, 0),
     ),
     fires(
         "uncited:lose-collects-stake",
@@ -273,7 +289,11 @@ NJ_CASES: list[Case] = [
             seats=[seat(1, W), seat(2, W)],
         ),
         "draw_s17",
-        want("13:69F-2.12(b)1", 7, "dealer", "stand on hard 17", "drew 5H", -7500),
+        # Spec 2.2: the draw carries no money; each settlement, judged against the dealer's 17, owes its part
+        # (16 loses to it, 17 pushes), -7,500 in all.
+        want("13:69F-2.12(b)1", 7, "dealer", "stand on hard 17", "drew 5H"),
+        want("uncited:settlement-outcome", 8, "1", -W, W, -2 * W),
+        want("uncited:settlement-outcome", 9, "2", 0, W, -W),
     ),
     # The election of the dealer's second card decides whether a face-up second card dealt with the players' is
     # part of the initial deal (a hole card the table system reads face up) or the dealer's play begun early.
@@ -388,6 +408,14 @@ NJ_CASES: list[Case] = [
         "dealer stops on a single ace while a blackjack waits on its second card",
         nj([deal("1", "AH"), deal("dealer", "AC"), deal("1", "KD"), settle("1", "win", 3750)]),
         "draw_s17",
+        # (the blackjack was paid before the dealer's second card, which decides it: spec 2.1)
+        want(
+            "uncited:settled-before-dealer-complete",
+            3,
+            "1",
+            "settled once the dealer's second card is known",
+            "settled at event 3",
+        ),
         want(
             "13:69F-2.12(b)1", None, "dealer", "a second card, to decide the blackjack", "stood on one card"
         ),

@@ -469,7 +469,14 @@ NJ_CASES: list[Case] = [
             ]
         ),
         "play_out_of_turn",
-        want(TURN, 5, "1", *order("1", "the dealer", "a stand", 6)),
+        # Spec 2.1: in a hole-card game the dealer's play begins with the reveal of the hole card (event 4).
+        want(
+            TURN,
+            4,
+            "1",
+            "hand 1 completed before the dealer's hole card is turned up",
+            "hole card turned up, then a stand on hand 1 at event 6",
+        ),
     ),
     quiet(
         TURN,
@@ -685,7 +692,7 @@ NJ_CASES: list[Case] = [
         want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's last card at event 8"),
         want(DECISION, 6, "1", "no decision on a complete hand", "split"),
         want("13:69F-2.11(b)", 8, "1", "next card to 1", "card to the dealer"),
-        want("uncited:missing-settlement", None, "1.2", "a settlement", "none"),
+        want("uncited:missing-settlement", None, "1.2", None, 0),
     ),
     # Even money on a blackjack against an ace, then a split of the settled box: the even money was paid on AH+KD
     # (allowed); the split is the fault (the two cards are not a pair), and what follows it is reported as it is.
@@ -709,7 +716,7 @@ NJ_CASES: list[Case] = [
         want("13:69F-2.11(a)", 6, "1", "two cards of identical value", "AH+KD"),
         want("13:69F-2.11(b)", 8, "1", "next card to 1", "card to the dealer"),
         want("13:69F-2.12(b)1", 8, "dealer", "stand on soft 17", "drew TC"),
-        want("uncited:missing-settlement", None, "1.2", "a settlement", "none"),
+        want("uncited:missing-settlement", None, "1.2", None, 0),
     ),
     # The box held one card when the peek found the dealer's blackjack (0 8H, 1 AS, 2 KC down, 3 peek, 4 8D after
     # it): one card is no blackjack, so the box lost its wager to the dealer's; 6 returning it is wrong by the wager.

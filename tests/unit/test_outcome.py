@@ -33,24 +33,37 @@ def due(
     blackjack: bool = False,
     dealer: tuple[int, bool, bool] = D19,
     six_five: bool = False,
+    chip: int = 1,
+    up: bool = False,
 ) -> tuple[tuple[int, ...], str, str]:
-    e = expect(total, stake, wager, surrendered, blackjack, dealer, six_five)
+    e = expect(total, stake, wager, surrendered, blackjack, dealer, six_five, chip, up)
     return e.nets, e.direction, e.amount
 
 
 @pytest.mark.parametrize(
     ("name", "got", "want"),
     [
-        # A surrendered hand forfeits half its wager; an odd wager either rounding.
+        # A surrendered hand forfeits half its wager; of an odd wager the half returned is rounded down to the chip
+        # (spec 2.2: a surrender of 1,005 at min_chip 1 returns 502 and collects 503).
         (
             "surrender",
             lambda: due(16, surrendered=True),
-            ((-1250, -1250), "surrender_amount", "surrender_amount"),
+            ((-1250,), "surrender_amount", "surrender_amount"),
         ),
         (
             "surrender, odd wager",
             lambda: due(16, wager=2501, stake=2501, surrendered=True),
-            ((-1250, -1251), "surrender_amount", "surrender_amount"),
+            ((-1251,), "surrender_amount", "surrender_amount"),
+        ),
+        (
+            "surrender of 1,500 at min_chip 100 (spec 2.2)",
+            lambda: due(16, wager=1500, stake=1500, surrendered=True, chip=100),
+            ((-800,), "surrender_amount", "surrender_amount"),
+        ),
+        (
+            "surrender of 1,005, rounding up",
+            lambda: due(16, wager=1005, stake=1005, surrendered=True, up=True),
+            ((-502,), "surrender_amount", "surrender_amount"),
         ),
         # A blackjack against the dealer's blackjack is a stand off (4.1(e), 8.2).
         (
@@ -76,21 +89,33 @@ def due(
             lambda: due(21, blackjack=True, dealer=D_BUST),
             ((3750,), "dealer_bust", "bj_odds"),
         ),
+        # Odds that do not come out in whole chips: rounded down (spec 2.2), up where the table elects it.
         (
             "blackjack, odd wager, 3 to 2",
             lambda: due(21, wager=2501, stake=2501, blackjack=True),
-            ((3751, 3752), "higher_total", "bj_odds"),
+            ((3751,), "higher_total", "bj_odds"),
         ),
         (
             "blackjack, odd wager, 6 to 5",
             lambda: due(21, wager=1001, stake=1001, blackjack=True, six_five=True),
-            ((1201, 1202), "higher_total", "bj_odds"),
+            ((1201,), "higher_total", "bj_odds"),
         ),
-        # Against an ace or ten up with no dealer blackjack, NZ 8.2: 3 to 2, whatever went wrong.
+        (
+            "blackjack of 1,500 at min_chip 100 (spec 2.2)",
+            lambda: due(21, wager=1500, stake=1500, blackjack=True, chip=100),
+            ((2200,), "higher_total", "bj_odds"),
+        ),
+        (
+            "blackjack of 1,500 at min_chip 100, rounding up",
+            lambda: due(21, wager=1500, stake=1500, blackjack=True, chip=100, up=True),
+            ((2300,), "higher_total", "bj_odds"),
+        ),
+        # Against an ace or ten up with no dealer blackjack: whether it won is the totals' (one check, one rule,
+        # spec 2.1), how much NZ 8.2's.
         (
             "blackjack v ten up",
             lambda: due(21, blackjack=True, dealer=D20_TEN_UP),
-            ((3750,), "bj_vs_dealer_ace_ten", "bj_vs_dealer_ace_ten"),
+            ((3750,), "higher_total", "bj_vs_dealer_ace_ten"),
         ),
         # Other hands, by the whole stake (doubles included).
         ("bust", lambda: due(22, stake=5000), ((-5000,), "bust_loses", "lose_amount")),
@@ -126,18 +151,29 @@ def test_expect_names_its_totals_for_the_message() -> None:
 
 
 @pytest.mark.parametrize(
-    ("wager", "num", "den", "nets"),
+    ("wager", "num", "den", "chip", "up", "paid"),
     [
-        (2500, 3, 2, (3750,)),
-        (2501, 3, 2, (3751, 3752)),
-        (1000, 6, 5, (1200,)),
-        (1001, 6, 5, (1201, 1202)),
-        (1, 3, 2, (1, 2)),
-        (2, 6, 5, (2, 3)),
+        (2500, 3, 2, 1, False, 3750),
+        (2501, 3, 2, 1, False, 3751),
+        (2501, 3, 2, 1, True, 3752),
+        (1000, 6, 5, 1, False, 1200),
+        (1001, 6, 5, 1, False, 1201),
+        (1001, 6, 5, 1, True, 1202),
+        (1, 3, 2, 1, False, 1),
+        (2, 6, 5, 1, True, 3),
+        # spec 2.2: 3 to 2 on 1,500 at a min_chip 100 table is 2,200 (exact 2,250); whole chips stay whole
+        (1500, 3, 2, 100, False, 2200),
+        (1500, 3, 2, 100, True, 2300),
+        (2000, 3, 2, 100, True, 3000),
+        (1225, 2, 1, 100, False, 2400),
+        (500, 1, 2, 500, False, 0),
+        (500, 1, 2, 500, True, 500),
     ],
 )
-def test_ratio_pays_exactly_or_either_rounding(wager: int, num: int, den: int, nets: tuple[int, ...]) -> None:
-    assert ratio(wager, num, den) == nets
+def test_ratio_pays_in_whole_chips_rounded_as_the_table_elects(
+    wager: int, num: int, den: int, chip: int, up: bool, paid: int
+) -> None:
+    assert ratio(wager, num, den, chip, up) == paid
 
 
 @pytest.mark.parametrize(

@@ -62,9 +62,9 @@ def test_elections_come_from_the_record_else_the_defaults() -> None:
     assert result["verdict"] == "compliant"
 
 
-def test_a_dealer_draw_that_changed_the_outcome_gives_the_restitution() -> None:
-    # The dealer stands on all 17s but drew on hard 17 and made 19: the player's 18 lost 2500 instead of winning
-    # 2500, so 5000 is owed.
+def test_a_dealer_draw_that_changed_the_outcome_puts_the_money_on_the_settlement() -> None:
+    # The dealer stands on all 17s but drew on hard 17 and made 19: the player's 18 lost $25.00 instead of winning
+    # it against the dealer's 17, so $50.00 is owed - on the settlement (spec 2.2), not on the draw.
     doc = a_round(
         events=[
             deal("1", "TH"),
@@ -77,9 +77,22 @@ def test_a_dealer_draw_that_changed_the_outcome_gives_the_restitution() -> None:
             settle("1", "lose", 2500),
         ]
     )
-    (finding,) = audit(doc)["findings"]
-    assert (finding["rule"], finding["event"], finding["amount_delta"]) == ("13:69F-2.12(b)1", 6, 5000)
-    assert "hand 1 would have won 2500, not lost 2500" in finding["message"]
+    draw, settled = audit(doc)["findings"]
+    assert (draw["rule"], draw["event"], draw.get("amount_delta")) == ("13:69F-2.12(b)1", 6, None)
+    assert (
+        settled["rule"],
+        settled["event"],
+        settled["expected"],
+        settled["actual"],
+        settled["amount_delta"],
+    ) == (
+        "uncited:settlement-outcome",
+        7,
+        2500,
+        -2500,
+        5000,
+    )
+    assert "a payment of $25.00 was due, but $25.00 was collected" in settled["message"]
 
 
 def test_every_finding_rule_is_in_the_catalogue_with_a_paraphrase() -> None:

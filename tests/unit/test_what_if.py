@@ -158,7 +158,11 @@ def test_audit_under_both_soft_17_elections(capsys: pytest.CaptureFixture[str], 
     path.write_text(json.dumps(doc))
     code, out, _ = run(capsys, "audit", str(path), "--elections", '{"dealer_soft_17": "stand"}')
     stand = json.loads(out)
-    assert code == 1 and [(f["rule"], f["event"]) for f in stand["findings"]] == [("13:69F-2.12(b)1", 6)]
+    # (the draw, and the 18 collected against the dealer's 17 it should have stood on: spec 2.2)
+    assert code == 1 and [(f["rule"], f["event"]) for f in stand["findings"]] == [
+        ("13:69F-2.12(b)1", 6),
+        ("uncited:settlement-outcome", 7),
+    ]
     code, out, _ = run(capsys, "audit", str(path), "--elections", '{"dealer_soft_17": "hit"}')
     hit = json.loads(out)
     assert code == 0 and hit["verdict"] == "compliant"
