@@ -102,16 +102,46 @@ def even_money(seat_no: int, amount: int) -> dict[str, Any]:
     return {"type": "even_money", "seat": seat_no, "amount": amount}
 
 
-def settle(hand: str, result: str, amount: int) -> dict[str, Any]:
-    return {"type": "settle", "bet": "main", "hand": hand, "result": result, "amount": amount}
+def _corrects(event: dict[str, Any], corrects: int | None) -> dict[str, Any]:
+    """A ``settle`` that corrects the settlement at event ``corrects`` (round-v1.md section 2.3), if given."""
+    if corrects is not None:
+        event["corrects"] = corrects
+    return event
 
 
-def settle_insurance(seat_no: int, result: str, amount: int) -> dict[str, Any]:
-    return {"type": "settle", "bet": "insurance", "seat": seat_no, "result": result, "amount": amount}
+def settle(hand: str, result: str, amount: int, *, corrects: int | None = None) -> dict[str, Any]:
+    return _corrects(
+        {"type": "settle", "bet": "main", "hand": hand, "result": result, "amount": amount}, corrects
+    )
 
 
-def settle_additional(seat_no: int, result: str, amount: int) -> dict[str, Any]:
-    return {"type": "settle", "bet": "additional", "seat": seat_no, "result": result, "amount": amount}
+def settle_insurance(
+    seat_no: int, result: str, amount: int, *, corrects: int | None = None
+) -> dict[str, Any]:
+    return _corrects(
+        {"type": "settle", "bet": "insurance", "seat": seat_no, "result": result, "amount": amount}, corrects
+    )
+
+
+def settle_additional(
+    seat_no: int, result: str, amount: int, *, corrects: int | None = None
+) -> dict[str, Any]:
+    return _corrects(
+        {"type": "settle", "bet": "additional", "seat": seat_no, "result": result, "amount": amount}, corrects
+    )
+
+
+def burn(card: str, face: str = "down") -> dict[str, Any]:
+    """A card leaves the shoe and is discarded, belonging to no hand (round-v1.md section 2.3)."""
+    b = {"type": "burn", "card": card}
+    if face != "down":
+        b["face"] = face
+    return b
+
+
+def void(reason: str) -> dict[str, Any]:
+    """The round is declared void (round-v1.md section 2.3): misdeal, card_exposed, shoe_error, equipment, other."""
+    return {"type": "void", "reason": reason}
 
 
 def audit(round_dict: dict[str, Any]) -> dict[str, Any]:
