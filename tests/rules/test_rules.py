@@ -1,7 +1,9 @@
 """Every rule fires on a round that breaks it, at the right event, and stays quiet on a close legal variant.
 
-The cases live in ``cases_nj.py`` and ``cases_nz.py``, named by citation. The last two tests fail when a rule in
-the registry (or a role a jurisdiction binds) has no such pair.
+The cases live in ``cases_nj.py`` and ``cases_nz.py``, named by citation, and in the modules by subject
+(``cases_play``, ``cases_edges``; ``cases_sequence``, ``cases_money``, ``cases_records`` for ``round-v1.md``
+sections 2.1, 2.2 and 2.3). The last two tests fail when a rule in the registry (or a role a jurisdiction binds) has
+no such pair. A voided round's case states the audit's ``void`` object; every other audit has no ``void`` key.
 """
 
 from __future__ import annotations
@@ -10,13 +12,20 @@ import pytest
 
 from app.jurisdictions import RULESETS
 from tests.builders import audit
-from tests.rules import cases_edges, cases_nj, cases_nz, cases_play
+from tests.rules import (
+    cases_edges,
+    cases_nj,
+    cases_nz,
+    cases_play,
+    cases_sequence,
+)
 from tests.rules.case import Case
 from tests.rules.case import got as got_whole
 
+_BY_SUBJECT = (cases_play, cases_edges, cases_sequence)
 CASES: dict[str, list[Case]] = {
-    "US-NJ": [*cases_nj.CASES, *cases_play.NJ_CASES, *cases_edges.NJ_CASES],
-    "NZ": [*cases_nz.CASES, *cases_play.NZ_CASES, *cases_edges.NZ_CASES],
+    "US-NJ": [*cases_nj.CASES, *(c for m in _BY_SUBJECT for c in m.NJ_CASES)],
+    "NZ": [*cases_nz.CASES, *(c for m in _BY_SUBJECT for c in m.NZ_CASES)],
 }
 ALL = [(j, c) for j, cs in CASES.items() for c in cs]
 
