@@ -14,6 +14,7 @@ from app.jurisdictions import RULESETS
 from tests.builders import audit
 from tests.rules import (
     cases_edges,
+    cases_money,
     cases_nj,
     cases_nz,
     cases_play,
@@ -22,7 +23,7 @@ from tests.rules import (
 from tests.rules.case import Case
 from tests.rules.case import got as got_whole
 
-_BY_SUBJECT = (cases_play, cases_edges, cases_sequence)
+_BY_SUBJECT = (cases_play, cases_edges, cases_sequence, cases_money)
 CASES: dict[str, list[Case]] = {
     "US-NJ": [*cases_nj.CASES, *(c for m in _BY_SUBJECT for c in m.NJ_CASES)],
     "NZ": [*cases_nz.CASES, *(c for m in _BY_SUBJECT for c in m.NZ_CASES)],
