@@ -18,12 +18,13 @@ from tests.rules import (
     cases_nj,
     cases_nz,
     cases_play,
+    cases_records,
     cases_sequence,
 )
 from tests.rules.case import Case
 from tests.rules.case import got as got_whole
 
-_BY_SUBJECT = (cases_play, cases_edges, cases_sequence, cases_money)
+_BY_SUBJECT = (cases_play, cases_edges, cases_sequence, cases_money, cases_records)
 CASES: dict[str, list[Case]] = {
     "US-NJ": [*cases_nj.CASES, *(c for m in _BY_SUBJECT for c in m.NJ_CASES)],
     "NZ": [*cases_nz.CASES, *(c for m in _BY_SUBJECT for c in m.NZ_CASES)],
@@ -47,6 +48,10 @@ def test_rule_case(item: tuple[str, Case]) -> None:
         ), f"{case.role} is not bound to {case.rule}"
     result = audit(case.round)
     got = [(f["rule"], f["event"]) for f in result["findings"]]
+    if case.void is None:  # round-v1.md section 2.3: the audit says "void" only of a voided round
+        assert "void" not in result, f"void: {result['void']}"
+    else:
+        assert result.get("void") == case.void
     if case.quiet:
         assert got == [], f"expected no finding, got {result['findings']}"
         assert result["verdict"] == "compliant"
