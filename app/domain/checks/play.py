@@ -181,7 +181,7 @@ def card_to_left_split_hand(
     ctx.emit(
         "split_order",
         i,
-        h.name,
+        waits.name,  # (as every 13:69F-2.11(b) finding: the hand that was to be completed first)
         f"Split hand {h.name} was complete ({_why_complete(h)}) while split hand {waits.name} was still incomplete; "
         f"{got}. The first incomplete split hand is completed before any card goes to any other hand.",
         expected=f"next card to {waits.name}",
