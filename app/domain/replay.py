@@ -214,7 +214,10 @@ def _deal(p: Progress, i: int, ev: Deal) -> None:
     """A card leaves the shoe, to a player hand or to the dealer."""
     t = p.t
     to, card = ev.to, ev.card
-    if not _counted(p, i, card, target_name(to)):
+    n = p.counts.get(card, 0) + 1
+    p.counts[card] = n
+    if n > p.decks:
+        _too_many(p, i, card, n, target_name(to))
         return
     p.dealt = True
     h = t.hands.get(to)  # type: ignore[arg-type]
@@ -231,23 +234,18 @@ def _deal(p: Progress, i: int, ev: Deal) -> None:
         _dealer_card(p, i, card, down)
 
 
-def _counted(p: Progress, i: int, card: str, where: str) -> bool:
-    """Count a card out of the shoe; more copies than the decks hold contradict the record."""
-    n = p.counts.get(card, 0) + 1
-    p.counts[card] = n
-    if n > p.decks:
-        decks = p.decks
-        _problem(
-            p.t,
-            i,
-            where,
-            f"{card} leaves the shoe for the {_nth(n)} time, but {decks} deck"
-            f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
-            decks,
-            n,
-        )
-        return False
-    return True
+def _too_many(p: Progress, i: int, card: str, n: int, where: str) -> None:
+    """More copies of a card than the decks hold contradict the record."""
+    decks = p.decks
+    _problem(
+        p.t,
+        i,
+        where,
+        f"{card} leaves the shoe for the {_nth(n)} time, but {decks} deck"
+        f"{'s hold' if decks > 1 else ' holds'} only {decks} of it.",
+        decks,
+        n,
+    )
 
 
 def _player_card(p: Progress, i: int, h: HandState, card: str, down: bool) -> None:
@@ -590,7 +588,10 @@ def _burn(p: Progress, i: int, ev: Burn) -> None:
     dealer's hand is complete or needs no card, or after a void are the shoe's business; any other took a card
     that a hand or the dealer would otherwise have received."""
     t = p.t
-    if not _counted(p, i, ev.card, "burn"):
+    n = p.counts.get(ev.card, 0) + 1
+    p.counts[ev.card] = n
+    if n > p.decks:
+        _too_many(p, i, ev.card, n, "burn")
         return
     if p.dealt and p.void_at is None and not _dealer_complete_now(p, i):
         play.burned_during_play(t, p.ctx, i, ev.card)

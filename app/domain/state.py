@@ -323,6 +323,7 @@ class Trace:
         "corrections",
         "correction_of",
         "dealer_cut",
+        "terms",
     )
 
     def __init__(self, round_: Round, elections: dict[str, Any]) -> None:
@@ -361,6 +362,8 @@ class Trace:
         """A corrected settlement's event -> the last correction of it (its event, and the settlement it made)."""
         self.correction_of: dict[int, int] = {}
         """A correction's event -> the event of the settlement it (finally) corrects."""
+        self.terms: Any = None
+        """What the settlements are judged by (:func:`app.domain.checks.settlement.terms`), once worked out."""
         self.dealer_cut: int | None = None
         """How many of the dealer's cards its hand is judged by: those it held when it became complete by rule (a
         card drawn after that was forbidden, and changes no settlement, section 2.2); None while it was not."""

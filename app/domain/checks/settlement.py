@@ -81,6 +81,13 @@ class Terms(NamedTuple):
 
 
 def terms(t: Trace, ctx: Ctx) -> Terms:
+    """The round's terms, worked out once."""
+    if t.terms is None:
+        t.terms = _terms(t, ctx)
+    return t.terms  # type: ignore[no-any-return]
+
+
+def _terms(t: Trace, ctx: Ctx) -> Terms:
     chip = t.elections.get("min_chip")
     return Terms(
         pays_six_five(t, ctx),
@@ -161,10 +168,14 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 )
             if once is None:
                 continue
+            if h.judged:
+                if (
+                    h.ace and len(h.cards) == 2
+                ):  # (a blackjack, maybe: judged as it arrived, and perhaps too early)
+                    _blackjack_before_hole(t, ctx, h, h.at(once[0], t.dbj_known_at))
+                continue
             s = h.at(once[0], t.dbj_known_at)
             _blackjack_before_hole(t, ctx, h, s)
-            if h.judged:
-                continue
             if s.cards < 2 and not s.surrendered and dbj is None:
                 continue  # a box that never received its cards (once the dealer's blackjack is known, it lost to it)
             # A later dealer card shows the dealer was still to play (a dealer who never did is reported as such).
