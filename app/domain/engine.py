@@ -176,7 +176,11 @@ def _corrected(
         assert at is not None
         last = corrections[at][0]
         out.extend(
-            dataclasses.replace(f, event=last, message=f"{f.message} (The correction at event {last}.)")
+            dataclasses.replace(
+                f,
+                event=last,
+                message=f"{f.message} (This correction's; the settlement it corrects, at event {at}, was right.)",
+            )
             for f in rest
         )
     return out

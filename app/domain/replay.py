@@ -598,19 +598,21 @@ def _burn(p: Progress, i: int, ev: Burn) -> None:
 
 
 def _dealer_complete_now(p: Progress, i: int) -> bool:
-    """Whether the dealer's hand is complete at event ``i``: it stood or busted by rule (a soft 17 where the table's
-    option is not known counts as either), or needs no card because every box is already decided."""
-    if p.dealer_done:
-        return True
+    """Whether the dealer's hand is complete at event ``i``: its play begun, it stands or busted by rule (a soft 17
+    where the table's option is not known counts as standing), or it needs no card because every box is already
+    decided (and no blackjack or insurance waits on its second card)."""
     t = p.t
+    if p.dbj_known_at is not None:
+        return True
     facts = p.dealer_facts
-    if len(t.dealer) >= 2 and facts[0] >= 17:
-        return True  # (a soft 17 at a table whose option we do not know: standing is allowed)
-    if dealer.live(t, i) or p.initial_end is None:
+    how = p.how
+    stands = p.dealer_done or (how is not None and how.h17 is None and facts[0] == 17 and len(t.dealer) >= 2)
+    if stands and p.dealer_play_at is not None:
+        return True
+    if p.initial_end is None or dealer.live(t, i):
         return False
     if len(t.dealer) >= 2:
         return True
-    # The dealer's second card still decides a blackjack against an ace or a ten, and any insurance.
     up = t.dealer_up
     if up is not None and _ACE_TEN.get(up[0], False):
         for h in t.hand_list:
