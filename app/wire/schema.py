@@ -44,6 +44,7 @@ from typing_extensions import TypedDict
 
 from app.domain.model import (
     DEALER,
+    Burn,
     Deal,
     Double,
     EvenMoney,
@@ -60,6 +61,8 @@ from app.domain.model import (
     Stand,
     Surrender,
     Target,
+    Void,
+    VoidReason,
 )
 from app.domain.model import (
     AdditionalWager as DomainAdditionalWager,
@@ -78,6 +81,8 @@ from app.wire.strict import (
 __all__ = [
     "MAX_EVENTS",
     "MAX_MONEY",
+    "EVENT_TYPES",
+    "VOID_REASONS",
     "Problem",
     "RoundInvalid",
     "RoundModel",
@@ -339,7 +344,27 @@ class TableRules(TypedDict, total=False):
     ]
     surrender: Annotated[Literal["none", "late"], Field(description="Surrender offered: none, or late.")]
     min_chip: Annotated[
-        int, Field(gt=0, le=MAX_MONEY, description="Smallest chip, minor units (NZ 1994 rule 9.4).")
+        int,
+        Field(
+            gt=0,
+            le=MAX_MONEY,
+            description=(
+                "Smallest chip, minor units (NZ 1994 rule 9.4): the unit to which odds payouts (and the half of a "
+                "surrendered wager returned) are rounded (round-v1 section 2.2). 1 when not elected."
+            ),
+        ),
+    ]
+    payout_rounding: Annotated[
+        Literal["down", "up"],
+        Field(
+            description=(
+                "Odds that do not come out in whole chips of min_chip (3 to 2 on an odd wager, 6 to 5 on a wager "
+                'not divisible by 5, 2 to 1 insurance, the half of a surrendered wager returned): "down" (the '
+                'default) pays floor(exact / min_chip) x min_chip, "up" the next whole chip. Even-money winnings are '
+                "never rounded (round-v1 section 2.2)."
+            )
+        ),
+        _JsonSchema(default="down"),
     ]
     min_wager: Annotated[int, Field(gt=0, le=MAX_MONEY, description="Posted table minimum, minor units.")]
     max_wager: Annotated[int, Field(gt=0, le=MAX_MONEY, description="Posted table maximum, minor units.")]
@@ -525,6 +550,50 @@ class RevealEvent(_EventBase):
     card: Card
 
 
+class BurnEvent(_EventBase):
+    """A card leaves the shoe and is discarded, belonging to no hand (round-v1 section 2.3). It counts toward the
+    shoe (copies of a card, shoe reconciliation) and toward no hand. A burn before the round's first deal, or once
+    the dealer's hand is complete (or from a void on), is the shoe's business; a burn in between removes a card a
+    hand or the dealer would have received, and is a finding (uncited:card-burned-during-play)."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["burn"]
+    card: Card
+    face: NotRequired[
+        Annotated[
+            Literal["up", "down"],
+            Field(description='"down" (the default) or "up": whether the burned card was shown.'),
+            _JsonSchema(default="down"),
+        ]
+    ]
+
+
+VOID_REASONS: tuple[VoidReason, ...] = ("misdeal", "card_exposed", "shoe_error", "equipment", "other")
+
+
+class VoidEvent(_EventBase):
+    """The round is declared void: no hand wins or loses (round-v1 section 2.3). After it no card is dealt and no
+    decision is taken (a reveal of the hole card may still follow); every wager still in play (main with its
+    doubles and splits, insurance, additional) is returned by a settle with result "void" and amount 0.
+    Settlements made before the void stand as recorded and are judged as usual. The audit says
+    ``"void": {"event": i, "reason": ...}``."""
+
+    __pydantic_config__ = _TD_FORBID  # type: ignore[misc]
+
+    type: Literal["void"]
+    reason: Annotated[
+        Literal["misdeal", "card_exposed", "shoe_error", "equipment", "other"],
+        Field(
+            description=(
+                'Why the round was declared void: "misdeal", "card_exposed" (a card exposed that should not have '
+                'been), "shoe_error", "equipment" (a fault of the shoe, the table system or another device), or '
+                '"other".'
+            )
+        ),
+    ]
+
+
 _SETTLE_SCHEMA_RULES: dict[str, Any] = {
     "allOf": [
         {
@@ -533,11 +602,11 @@ _SETTLE_SCHEMA_RULES: dict[str, Any] = {
             "else": {
                 "required": ["seat"],
                 "not": {"required": ["hand"]},
-                "properties": {"result": {"enum": ["win", "lose", "push"]}},
+                "properties": {"result": {"enum": ["win", "lose", "push", "void"]}},
             },
         },
         {
-            "if": {"properties": {"result": {"const": "push"}}, "required": ["result"]},
+            "if": {"properties": {"result": {"enum": ["push", "void"]}}, "required": ["result"]},
             "then": {"properties": {"amount": {"const": 0}}},
         },
     ]
@@ -548,7 +617,8 @@ class SettleEvent(_EventBase):
     """A wager is settled. ``main`` (the hand's wager, including any double) names the ``hand``;
     ``insurance`` and ``additional`` (the NJ 13:69F-2.17 side wager) name the ``seat``. ``surrender`` settles
     only a main bet. A wager returned in full is canonically ``push`` with 0 (``lose`` with 0 reads the same);
-    the money decides, not the label."""
+    the money decides, not the label. ``void`` (with 0) returns a wager of a round declared void (round-v1
+    section 2.3). With ``corrects``, the settlement replaces an earlier one that the table corrected."""
 
     __pydantic_config__ = ConfigDict(  # type: ignore[misc]
         extra="forbid", strict=True, json_schema_extra=_SETTLE_SCHEMA_RULES
@@ -563,30 +633,53 @@ class SettleEvent(_EventBase):
     seat: NotRequired[
         Annotated[SeatNo, Field(description="The seat settled; with bet insurance or additional only.")]
     ]
-    result: Literal["win", "lose", "push", "surrender"]
+    result: Annotated[
+        Literal["win", "lose", "push", "surrender", "void"],
+        Field(
+            description=(
+                '"win", "lose", "push", "surrender" (a main bet only) or "void": a wager returned because the '
+                "round was declared void (round-v1 section 2.3), on any bet."
+            )
+        ),
+    ]
     amount: Annotated[
         Money,
         Field(
             description=(
                 "What changed hands, minor units: paid to the player for win (winnings only, the returned "
-                "stake not included), collected from the player for lose and surrender, 0 for push."
+                "stake not included), collected from the player for lose and surrender, 0 for push and void."
             )
         ),
+    ]
+    corrects: NotRequired[
+        Annotated[
+            int,
+            Field(
+                strict=True,
+                ge=0,
+                le=MAX_EVENTS - 1,
+                description=(
+                    "Optional: the 0-based index in events of an earlier settle of the same bet (same hand or "
+                    "seat) that the table corrected: this settlement replaces it, and only the last correction "
+                    "of a bet counts. The corrected settlement is still judged, its finding carrying "
+                    "corrected_by and corrected_actual, and amount_delta is then what is still owed (round-v1 "
+                    "section 2.3). An index that names no earlier settle of the same bet makes the round "
+                    "unreplayable (a record contradiction), not a schema error."
+                ),
+                examples=[12],
+            ),
+        ]
     ]
 
 
 def _settle_consistent(event: SettleEvent) -> SettleEvent:
     """The checks of a settle that involve more than one of its fields."""
     bet, result, amount = event["bet"], event["result"], event["amount"]
+    moves = amount == 0 or (result != "push" and result != "void")
     if bet == "main":
-        if "hand" in event and "seat" not in event and (result != "push" or amount == 0):
+        if "hand" in event and "seat" not in event and moves:
             return event
-    elif (
-        "seat" in event
-        and "hand" not in event
-        and result != "surrender"
-        and (result != "push" or amount == 0)
-    ):
+    elif "seat" in event and "hand" not in event and result != "surrender" and moves:
         return event
     wrong: list[tuple[str, str]] = []
     if bet == "main":
@@ -605,6 +698,13 @@ def _settle_consistent(event: SettleEvent) -> SettleEvent:
             wrong.append(("result", f"'surrender' settles only a main bet, not an {bet} bet"))
     if result == "push" and amount != 0:
         wrong.append(("amount", f"a push moves no money: amount must be 0, not {amount}"))
+    if result == "void" and amount != 0:
+        wrong.append(
+            (
+                "amount",
+                f"a void settlement returns the wager and moves no money: amount must be 0, not {amount}",
+            )
+        )
     raise PydanticCustomError("settle_inconsistent", "{summary}", {"summary": wrong[0][1], "wrong": wrong})
 
 
@@ -619,7 +719,9 @@ AnyEvent = Annotated[
     | HitEvent
     | StandEvent
     | RevealEvent
-    | Annotated[SettleEvent, AfterValidator(_settle_consistent)],
+    | Annotated[SettleEvent, AfterValidator(_settle_consistent)]
+    | BurnEvent
+    | VoidEvent,
     Field(discriminator="type"),
 ]
 
@@ -635,7 +737,10 @@ EVENT_TYPES = (
     "stand",
     "reveal",
     "settle",
+    "burn",
+    "void",
 )
+"""Every event type, in the order of the spec (section 2, then 2.3's): what a message about an unknown type lists."""
 
 # Domain events are immutable values, so equal ones are shared: a deal of the same card to the same hand is
 # one object however many rounds contain it. Each cache is cleared when it reaches _CACHE_LIMIT entries.
@@ -644,7 +749,9 @@ _DEALS: dict[tuple[str, str, str], Event] = {}
 _REVEALS: dict[tuple[str, str], Event] = {}
 _BY_HAND: dict[tuple[str, str], Event] = {}  # (type, hand): surrender, hit, stand
 _WAGERS: dict[tuple[str, str | int, int], Event] = {}  # (type, hand or seat, amount)
-_SETTLES: dict[tuple[str, str | None, int | None, str, int], Event] = {}
+_SETTLES: dict[tuple[str, str | None, int | None, str, int, int | None], Event] = {}
+_BURNS: dict[tuple[str, str], Event] = {}
+_VOIDS: dict[str, Event] = {reason: Void(reason) for reason in VOID_REASONS}
 _PEEKS: dict[bool, Event] = {True: Peek(True), False: Peek(False)}
 _BY_HAND_CLASS: dict[str, Any] = {"surrender": Surrender, "hit": Hit, "stand": Stand}
 _WAGER_CLASS: dict[str, Any] = {
@@ -711,13 +818,29 @@ def _seat_wager(e: Any) -> Event:
 
 def _settle(e: Any) -> Event:
     hand = e.get("hand")
-    key = (e["bet"], hand, e.get("seat"), e["result"], e["amount"])
+    key = (e["bet"], hand, e.get("seat"), e["result"], e["amount"], e.get("corrects"))
     event = _SETTLES.get(key)
     if event is None:
         if len(_SETTLES) >= _CACHE_LIMIT:
             _SETTLES.clear()
-        event = _SETTLES[key] = Settle(key[0], key[3], key[4], None if hand is None else _HAND[hand], key[2])
+        event = _SETTLES[key] = Settle(
+            key[0], key[3], key[4], None if hand is None else _HAND[hand], key[2], key[5]
+        )
     return event
+
+
+def _burn(e: Any) -> Event:
+    key = (e["card"], e.get("face", "down"))
+    event = _BURNS.get(key)
+    if event is None:
+        if len(_BURNS) >= _CACHE_LIMIT:
+            _BURNS.clear()
+        event = _BURNS[key] = Burn(_CARD[key[0]], key[1])
+    return event
+
+
+def _void(e: Any) -> Event:
+    return _VOIDS[e["reason"]]
 
 
 _CONVERT: dict[str, Callable[[Any], Event]] = {
@@ -732,6 +855,8 @@ _CONVERT: dict[str, Callable[[Any], Event]] = {
     "stand": _by_hand,
     "reveal": _reveal,
     "settle": _settle,
+    "burn": _burn,
+    "void": _void,
 }
 
 
@@ -1021,6 +1146,8 @@ def _problem(err: dict[str, Any]) -> list[Problem]:  # noqa: C901 - one branch p
         got = value.get("type") if isinstance(value, dict) else ctx.get("tag")
         return at(f"unknown event type {_show(got)}: must be one of {_one_of(EVENT_TYPES)}", [*loc, "type"])
     if etype in _INT_TYPES:
+        if value is None and field == "corrects":
+            return at("must be an integer, not null: leave the field out instead")
         if field in _MONEY_FIELDS:
             return at(f"must be an integer count of minor units (cents), not {_show_as(value)}")
         return at(f"must be an integer, not {_show_as(value)}")
@@ -1088,6 +1215,8 @@ def _range_message(field: str | int, value: object, etype: str, ctx: dict[str, A
     unit = " minor units" if money else ""
     if field == "seat":
         return f"must be a seat number 1-9, not {_show(value)}"
+    if field == "corrects":
+        return f"must be the index of an earlier settle event (0-{MAX_EVENTS - 1}), not {_show(value)}"
     if etype == "less_than_equal":
         return f"must be at most {ctx.get('le')}{unit}, not {_show(value)}"
     if etype == "less_than":

@@ -12,6 +12,7 @@ import pytest
 
 from app.domain.model import (
     AdditionalWager,
+    Burn,
     Deal,
     Double,
     EvenMoney,
@@ -25,8 +26,9 @@ from app.domain.model import (
     Split,
     Stand,
     Surrender,
+    Void,
 )
-from app.wire.schema import Problem, RoundInvalid, RoundModel, parse_round, round_from_obj
+from app.wire.schema import VOID_REASONS, Problem, RoundInvalid, RoundModel, parse_round, round_from_obj
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
 """Our copy of the spec's examples (tests/unit/test_examples.py checks it equals shared/spec/examples)."""
@@ -175,6 +177,7 @@ def test_rules_keep_exactly_the_elections_given() -> None:
         "boxes": 7,
         "surrender": "late",
         "min_chip": 100,
+        "payout_rounding": "up",
         "min_wager": 500,
         "max_wager": 100000,
         "additional_wager": "over_under_13",
@@ -204,6 +207,176 @@ def test_remaining_event_kinds() -> None:
         Settle("main", "surrender", 500, hand=(3, 1)),
         Settle("main", "push", 0, hand=(2, 2)),
     )
+
+
+# --------------------------------------------------------------------------------------------------------
+# What real tables also record (section 2.3): burns, voided rounds, corrections; payout_rounding (2.2, 3)
+# --------------------------------------------------------------------------------------------------------
+
+
+def test_burns_voids_and_corrections_convert_to_the_domain() -> None:
+    events = [
+        {"type": "burn", "card": "10h"},  # 0
+        {"type": "burn", "card": "as", "face": "up"},  # 1
+        {"type": "burn", "card": "KD", "face": "down"},  # 2
+        {"type": "deal", "to": "1", "card": "6H"},  # 3
+        {"type": "void", "reason": "misdeal"},  # 4
+        {"type": "settle", "bet": "main", "hand": "1", "result": "void", "amount": 0},  # 5
+        {"type": "settle", "bet": "insurance", "seat": 1, "result": "void", "amount": 0},  # 6
+        {"type": "settle", "bet": "additional", "seat": 4, "result": "void", "amount": 0},  # 7
+        {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 2500, "corrects": 5},  # 8
+        {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 2500, "corrects": 8},  # 9
+        {"type": "settle", "bet": "insurance", "seat": 1, "result": "lose", "amount": 0, "corrects": 0},  # 10
+    ]
+    r = parse_round(json.dumps(doc(events=events)))
+    assert r.events == (
+        Burn("TH"),
+        Burn("AS", "up"),
+        Burn("KD", "down"),
+        Deal((1, 1), "6H"),
+        Void("misdeal"),
+        Settle("main", "void", 0, hand=(1, 1)),
+        Settle("insurance", "void", 0, seat=1),
+        Settle("additional", "void", 0, seat=4),
+        Settle("main", "win", 2500, hand=(1, 1), corrects=5),
+        Settle("main", "win", 2500, hand=(1, 1), corrects=8),
+        Settle("insurance", "lose", 0, seat=1, corrects=0),
+    )
+    assert r.events[0].face == "down"  # type: ignore[union-attr]
+    assert [e.type for e in r.events] == [e["type"] for e in events]
+    assert round_from_obj(doc(events=events)) == r
+    # a settle without corrects is not a correction, and the two are different events (the cache keeps them apart)
+    plain = parse_round(json.dumps(doc(events=[{k: v for k, v in events[8].items() if k != "corrects"}])))
+    assert plain.events == (Settle("main", "win", 2500, hand=(1, 1)),)
+    assert plain.events[0] != r.events[8]
+
+
+@pytest.mark.parametrize("reason", ["misdeal", "card_exposed", "shoe_error", "equipment", "other"])
+def test_every_void_reason(reason: str) -> None:
+    r = parse_round(json.dumps(with_event(3, {"type": "void", "reason": reason})))
+    assert r.events[3] == Void(reason)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("rounding", ["down", "up"])
+def test_payout_rounding(rounding: str) -> None:
+    rules = {"decks": 6, "min_chip": 100, "payout_rounding": rounding}
+    assert parse_round(json.dumps(doc(table={"id": "BJ1", "rules": rules}))).rules == rules
+
+
+@pytest.mark.parametrize(
+    ("i", "event", "pointer", "message"),
+    [
+        (
+            3,
+            {"type": "void", "reason": "fire"},
+            "/events/3/reason",
+            "'fire' is not one of 'misdeal', 'card_exposed', 'shoe_error', 'equipment', 'other'",
+        ),
+        (3, {"type": "void"}, "/events/3/reason", "required field 'reason' is missing"),
+        (3, {"type": "void", "reason": 7}, "/events/3/reason", "7 is not one of 'misdeal', 'card_exposed'"),
+        (3, {"type": "void", "reason": "misdeal", "card": "6H"}, "/events/3/card", "unknown field 'card'"),
+        (
+            3,
+            {"type": "burn", "card": "6H", "face": "sideways"},
+            "/events/3/face",
+            "'sideways' is not one of 'up', 'down'",
+        ),
+        (3, {"type": "burn", "card": "1H"}, "/events/3/card", "'1H' is not a card"),
+        (3, {"type": "burn"}, "/events/3/card", "required field 'card' is missing"),
+        (3, {"type": "burn", "card": "6H", "to": "1"}, "/events/3/to", "unknown field 'to'"),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": -1},
+            "/events/14/corrects",
+            "must be the index of an earlier settle event (0-1999), not -1",
+        ),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": 2000},
+            "/events/14/corrects",
+            "must be the index of an earlier settle event (0-1999), not 2000",
+        ),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": 1.5},
+            "/events/14/corrects",
+            "must be an integer, not 1.5",
+        ),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": "3"},
+            "/events/14/corrects",
+            "must be an integer, not the string '3'",
+        ),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": True},
+            "/events/14/corrects",
+            "must be an integer, not true",
+        ),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": None},
+            "/events/14/corrects",
+            "must be an integer, not null: leave the field out instead",
+        ),
+        (
+            14,
+            {"type": "settle", "bet": "main", "hand": "1", "result": "void", "amount": 100},
+            "/events/14/amount",
+            "a void settlement returns the wager and moves no money: amount must be 0, not 100",
+        ),
+        (
+            12,
+            {"type": "settle", "bet": "insurance", "seat": 1, "result": "void", "amount": 1250},
+            "/events/12/amount",
+            "a void settlement returns the wager and moves no money: amount must be 0, not 1250",
+        ),
+    ],
+)
+def test_bad_burns_voids_and_corrections(i: int, event: dict[str, Any], pointer: str, message: str) -> None:
+    exc = problems_of(with_event(i, event))
+    p = only(exc.problems)
+    assert p["pointer"] == pointer
+    assert p["message"].startswith(message), p["message"]
+    assert exc.round_id == "T-0001"
+    with pytest.raises(RoundInvalid) as info:
+        round_from_obj(with_event(i, event))
+    assert info.value.problems == exc.problems
+
+
+def test_a_correction_naming_a_later_event_or_no_settle_is_not_a_schema_error() -> None:
+    # whether corrects names an earlier settle of the same bet is the replay's question (a record contradiction)
+    event = {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 5000, "corrects": 1999}
+    assert parse_round(json.dumps(with_event(14, event))).events[14] == Settle(
+        "main", "win", 5000, hand=(1, 1), corrects=1999
+    )
+    event["corrects"] = 0  # a deal
+    assert parse_round(json.dumps(with_event(14, event))).events[14].corrects == 0  # type: ignore[union-attr]
+
+
+def test_a_bad_payout_rounding() -> None:
+    d = doc(table={"id": "BJ1", "rules": {"payout_rounding": "nearest"}})
+    assert only(problems_of(d).problems) == {
+        "pointer": "/table/rules/payout_rounding",
+        "message": "'nearest' is not one of 'down', 'up'",
+    }
+
+
+def test_the_schema_documents_the_new_events() -> None:
+    schema = RoundModel.model_json_schema()
+    defs = schema["$defs"]
+    burn, void, settle = defs["BurnEvent"], defs["VoidEvent"], defs["SettleEvent"]
+    assert burn["properties"]["face"]["default"] == "down"
+    assert burn["description"] and void["description"]
+    assert void["properties"]["reason"]["enum"] == list(VOID_REASONS)
+    assert VOID_REASONS == ("misdeal", "card_exposed", "shoe_error", "equipment", "other")
+    assert void["properties"]["reason"]["description"]
+    assert "void" in settle["properties"]["result"]["enum"]
+    corrects = settle["properties"]["corrects"]
+    assert corrects["type"] == "integer" and corrects["minimum"] == 0 and corrects["description"]
+    rounding = defs["TableRules"]["properties"]["payout_rounding"]
+    assert rounding["enum"] == ["down", "up"] and rounding["default"] == "down" and rounding["description"]
 
 
 def test_at_and_note_are_accepted_and_not_in_the_domain() -> None:
@@ -294,6 +467,8 @@ def test_round_model_json_schema() -> None:
         "stand",
         "reveal",
         "settle",
+        "burn",
+        "void",
     }
     assert all(isinstance(ref, str) for ref in mapping.values())  # OpenAPI wants references here
     # the schema's own example is a valid round
@@ -408,11 +583,11 @@ def test_placed_wagers_must_be_positive(event_type: str) -> None:
 
 
 def test_unknown_event_type_is_one_clear_problem() -> None:
-    exc = problems_of(with_event(3, {"type": "burn", "card": "6H"}))
+    exc = problems_of(with_event(3, {"type": "shuffle", "card": "6H"}))
     p = only(exc.problems)
     assert p["pointer"] == "/events/3/type"
-    assert p["message"].startswith("unknown event type 'burn': must be one of deal, peek, insurance")
-    assert "settle" in p["message"]
+    assert p["message"].startswith("unknown event type 'shuffle': must be one of deal, peek, insurance")
+    assert p["message"].endswith("reveal, settle, burn, void")
     assert exc.round_id == "T-0001"
 
 
@@ -676,7 +851,11 @@ def test_surrender_settles_only_a_main_bet() -> None:
     ("changes", "pointer", "fragment"),
     [
         ({"bet": "side"}, "/events/14/bet", "'side' is not one of 'main', 'insurance', 'additional'"),
-        ({"result": "won"}, "/events/14/result", "'won' is not one of 'win', 'lose', 'push', 'surrender'"),
+        (
+            {"result": "won"},
+            "/events/14/result",
+            "'won' is not one of 'win', 'lose', 'push', 'surrender', 'void'",
+        ),
         ({"bet": None}, "/events/14/bet", "is not one of"),
     ],
 )
