@@ -235,7 +235,9 @@ def _refuse_undeclared_gzip(head: bytearray, encoding: str) -> None:
     openapi_extra=UPLOAD_BODY,
 )
 async def upload_batch(request: Request, who: Submitter) -> Response:
-    """Upload rounds as NDJSON (a day of them); answered once the whole file is safely stored."""
+    """Upload rounds as NDJSON (a day of them); answered once the whole file is safely stored. Each line is then
+    audited as a single round is: a line the single-round API would refuse (unreadable, or played more than 5
+    minutes after the batch was received) is rejected alone, its problem in the results."""
     settings = get_settings(request)
     if not _is_ndjson(request.headers.get("content-type")):
         raise UnsupportedMediaType(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -94,11 +95,15 @@ class SingleRounds:
         self.uow = uow
         self.pg = pg
 
-    async def submit(self, record: bytes, source: str, key_id: str | None = None) -> round_cases.Submitted:
-        """``key_id``: an API key let through without a lookup (PostgreSQL only: the statement checks it)."""
+    async def submit(
+        self, record: bytes, source: str, key_id: str | None = None, received_at: datetime | None = None
+    ) -> round_cases.Submitted:
+        """``key_id``: an API key let through without a lookup (PostgreSQL only: the statement checks it);
+        ``received_at``: when the service received the record (a round played more than 5 minutes later is
+        refused)."""
         if self.pg is not None:
-            return await round_cases.submit_round_pg(self.pg, record, source, key_id)
-        return await self.uow.run(round_cases.submit_round, record, source)
+            return await round_cases.submit_round_pg(self.pg, record, source, key_id, received_at)
+        return await self.uow.run(round_cases.submit_round, record, source, received_at)
 
     async def lookup(self, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
         if self.pg is not None:

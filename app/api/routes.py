@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import functools
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
@@ -86,7 +86,8 @@ health = APIRouter(tags=["health"])
     openapi_extra=ROUND_BODY,
 )
 async def submit_round(request: Request, who: KnownSubmitter) -> Response:
-    """Audit a round and store the record and its audit; the same record again answers the stored audit."""
+    """Audit a round and store the record and its audit; the same record again answers the stored audit. A round
+    whose `played_at` is more than 5 minutes after the service received it is refused (422, `round-in-future`)."""
     # The key may not have been looked up (app.api.auth, KnownSubmitter): the statement that stores the round checks
     # it; any other answer checks it first.
     auth: Authenticator = request.app.state.auth
@@ -95,8 +96,9 @@ async def submit_round(request: Request, who: KnownSubmitter) -> Response:
     )  # (not a dependency: ≈ 10 µs a request on the hot path)
     try:
         body = await json_body(request)
+        received_at = datetime.now(UTC)
         source = who.writes(None)
-        outcome = await single.submit(body, source, auth.not_looked_up(request))
+        outcome = await single.submit(body, source, auth.not_looked_up(request), received_at)
     except Exception:
         await auth.recheck(request)
         raise
@@ -316,11 +318,13 @@ async def dry_run(
     ] = None,
 ) -> Response:
     """Audit a round without storing anything (for integrators testing their feed). A round without
-    `table.rules` is audited by the elections its source registered for the table, as a submission would be. With
-    `?ruleset=` and/or `?elections=`, a what-if, marked as such."""
+    `table.rules` is audited by the elections its source registered for the table, as a submission would be, and a
+    round played more than 5 minutes after it was received is refused as a submission is (422). With `?ruleset=`
+    and/or `?elections=`, a what-if, marked as such."""
+    received_at = datetime.now(UTC)
     try:
         asked = what_if(ruleset, elections)
-        audited = await uow.read(round_cases.dry_run, body, who.writes(None), asked)
+        audited = await uow.read(round_cases.dry_run, body, who.writes(None), asked, received_at)
     except InvalidQuery as exc:
         for e in exc.errors or ():
             e.setdefault("in", "query")

@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import UTC, datetime
 from typing import IO, Any
 
 import orjson
 
 from app.domain.checks.words import money
+from app.domain.model import Round
 from app.jurisdictions import RULESETS
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import ENGINE_VERSION, catalogue, rulesets
@@ -42,7 +44,7 @@ def _version() -> str:
 def _audit_one(rec: RecordText, asked: WhatIf | None = None) -> tuple[dict[str, Any], int]:
     """One output line for one input record, and the exit status it calls for."""
     try:
-        result = round_cases.audit(rec.text, None, asked).result
+        done = round_cases.audit(rec.text, None, asked)
     except ServiceError as exc:
         line = {
             "round_id": exc.extra.get("round_id"),
@@ -51,9 +53,25 @@ def _audit_one(rec: RecordText, asked: WhatIf | None = None) -> tuple[dict[str, 
         }
         return line, EXIT_UNREADABLE
     return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
+    _warn_if_ahead(done.round, rec.where)
+    result = done.result
 
 
 def _what_if(args: argparse.Namespace) -> WhatIf | None:
+def _warn_if_ahead(rnd: Round, where: str) -> None:
+    """The offline audit has no moment of receipt: a round played more than 5 minutes after now, which the service
+    would refuse (round-v1 section 2.3), is audited with a warning on stderr."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    ahead = round_cases.too_far_ahead(rnd, now)
+    if ahead is not None:
+        print(
+            f"bjaudit: warning: round {rnd.round_id} ({where}): played_at {rnd.played_at.isoformat()} is "
+            f"{round_cases.duration(ahead)} after now ({round_cases.iso_utc(now)}): it cannot have been played yet, "
+            "and the service would refuse it; audited anyway",
+            file=sys.stderr,
+        )
+
+
     """The what-if of --ruleset and --elections; :class:`ServiceError` when one cannot be used."""
     return what_if(args.ruleset, args.elections)
 

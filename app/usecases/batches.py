@@ -498,10 +498,15 @@ def _conflict_problem(line: _Line, source: str, stored_sha: str) -> str:
 
 
 def audit_lines(
-    chunk: bytes, first_line: int, registered: round_cases.ElectionsLookup | None = None
+    chunk: bytes,
+    first_line: int,
+    registered: round_cases.ElectionsLookup | None = None,
+    received_at: datetime | None = None,
 ) -> Iterator[tuple[int, bytes, round_cases.Audited | ServiceError]]:
     """Each non-blank line of a chunk with its audit, or the error the single-round API would answer for it.
-    ``registered`` finds the registered elections of a round without ``table.rules``, as for a single round."""
+    ``registered`` finds the registered elections of a round without ``table.rules``, as for a single round;
+    ``received_at``, when the service received the batch: a line played more than 5 minutes after it is rejected
+    (:func:`app.usecases.rounds.read_round`; None checks nothing)."""
     audit = round_cases.audit
     for i, raw in enumerate(chunk.split(b"\n")):
         if not raw.strip():
@@ -521,7 +526,7 @@ def audit_lines(
             continue
         record = raw[:-1] if raw.endswith(b"\r") else raw
         try:
-            yield first_line + i, record, audit(record, registered)
+            yield first_line + i, record, audit(record, registered, None, received_at)
         except ServiceError as exc:
             yield first_line + i, record, exc
 
@@ -548,15 +553,25 @@ def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
             return False
         source = batch.source
         started = _now()
-        stored = _store_chunk(s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started)
+        stored = _store_chunk(
+            s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started, batch.received_at
+        )
     metrics.audited_all(stored, "batch")  # once committed
     return True
 
 
 def _store_chunk(
-    s: Session, batch_id: str, chunk_no: int, first_line: int, data: bytes, source: str, started: datetime
+    s: Session,
+    batch_id: str,
+    chunk_no: int,
+    first_line: int,
+    data: bytes,
+    source: str,
+    started: datetime,
+    received_at: datetime,
 ) -> list[dict[str, Any]]:
-    """Audit and store a chunk; returns the audit results of the rounds it stored."""
+    """Audit and store a chunk; returns the audit results of the rounds it stored. ``received_at``: when the
+    service received the whole batch (its lines' moment of receipt, whenever the chunk is audited)."""
     counts = dict.fromkeys(
         ("compliant", "violations", "unreplayable", "rejected", "duplicates", "conflicts"), 0
     )
@@ -568,7 +583,7 @@ def _store_chunk(
     sha256 = hashlib.sha256
     # Registered elections: at most one query per (jurisdiction, table) of the chunk, only for rounds without rules.
     registered = round_cases.cached_registered_elections(s, source)
-    for line_no, record, got in audit_lines(data, first_line, registered):
+    for line_no, record, got in audit_lines(data, first_line, registered, received_at):
         if isinstance(got, ServiceError):
             counts["rejected"] += 1
             problem = problem_body(got)

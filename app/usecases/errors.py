@@ -3,6 +3,7 @@
 
     ServiceError
       +-- InvalidRound          422  the record cannot be read (schema, or it contradicts itself before replay)
+      |     +-- RoundInFuture   422  its played_at is more than 5 minutes after the service received it
       +-- CannotAudit           422  no rules to audit it by (unknown jurisdiction, no ruleset in force)
       +-- InvalidQuery          422  a search parameter that cannot be used (a bad cursor)
       +-- RoundConflict         409  the round_id was already submitted with a different record
@@ -71,6 +72,13 @@ def problem_body(exc: ServiceError, instance: str | None = None) -> dict[str, An
 
 class InvalidRound(ServiceError):
     status, slug, title = 422, "round-invalid", "The round cannot be read"
+
+
+class RoundInFuture(InvalidRound):
+    """The round's ``played_at`` is more than 5 minutes after the moment the service received it: it cannot have
+    been played yet (round-v1 section 2.3)."""
+
+    status, slug, title = 422, "round-in-future", "The round was played after it was received"
 
 
 class CannotAudit(ServiceError):

@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -35,6 +35,7 @@ from app.usecases.errors import (
     InvalidQuery,
     InvalidRound,
     RoundConflict,
+    RoundInFuture,
     RoundNotFound,
 )
 from app.usecases.what_if import WhatIf, audit_what_if
@@ -116,10 +117,72 @@ def cached_registered_elections(session: Session, source: str) -> ElectionsLooku
     return lookup
 
 
-def read_round(record: bytes | str) -> Round:
-    """Parse a record and check that it can be stored (:class:`InvalidRound` if not); nothing is audited."""
+FUTURE_LEEWAY = timedelta(minutes=5)
+"""How far after the moment the service received a round its ``played_at`` may be (clocks differ) before the round
+is refused: beyond that it cannot have been played yet (round-v1 section 2.3)."""
+
+
+def too_far_ahead(rnd: Round, received_at: datetime) -> timedelta | None:
+    """How far the round's ``played_at`` is after ``received_at``, when that is more than :data:`FUTURE_LEEWAY`;
+    else None."""
+    ahead = rnd.played_at - received_at
+    return ahead if ahead > FUTURE_LEEWAY else None
+
+
+def duration(span: timedelta) -> str:
+    """A positive span in words, to its two largest units (``over`` when something smaller is left out).
+
+    >>> duration(timedelta(hours=1)), duration(timedelta(minutes=5, seconds=1))
+    ('1 hour', '5 minutes 1 second')
+    >>> duration(timedelta(minutes=5, microseconds=1)), duration(timedelta(days=2, seconds=1))
+    ('over 5 minutes', 'over 2 days')
+    >>> duration(timedelta(days=391, hours=13)), duration(timedelta(0))
+    ('391 days 13 hours', '0 seconds')
+    """
+    rest = span // timedelta(microseconds=1)
+    parts: list[str] = []
+    taken = 0
+    for name, seconds in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        n, rest = divmod(rest, seconds * 1_000_000)
+        if n:
+            parts.append(f"{n} {name}{'s' if n != 1 else ''}")
+        taken += bool(parts)
+        if taken == 2:
+            break
+    text = " ".join(parts) or "0 seconds"
+    return f"over {text}" if rest and parts else text
+
+
+def _check_played(rnd: Round, received_at: datetime) -> None:
+    """Refuse a round played more than :data:`FUTURE_LEEWAY` after the moment the service received it."""
+    ahead = too_far_ahead(rnd, received_at)
+    if ahead is None:
+        return
+    received = iso_utc(received_at)
+    raise RoundInFuture(
+        f"The round's played_at is {duration(ahead)} after the service received it ({received}): a round cannot be "
+        f"taken before it is played (at most {duration(FUTURE_LEEWAY)} ahead is accepted, for clocks that differ).",
+        errors=[
+            {
+                "pointer": "/played_at",
+                "detail": f"{rnd.played_at.isoformat()} is {duration(ahead)} after the moment the service received "
+                f"the round ({received}): more than {duration(FUTURE_LEEWAY)} in the future, so it cannot have been "
+                "played yet",
+            }
+        ],
+        extra={"round_id": rnd.round_id},
+    )
+
+
+def read_round(record: bytes | str, received_at: datetime | None = None) -> Round:
+    """Parse a record and check that it can be stored (:class:`InvalidRound` if not); nothing is audited.
+    ``received_at``: the moment the service received it, when there is one: a round played more than
+    :data:`FUTURE_LEEWAY` after it is refused (:class:`RoundInFuture`). None checks nothing (a stored round read
+    again, the offline CLI, the golden audits)."""
     rnd = _parse(record)
     _check_storable(rnd)
+    if received_at is not None:
+        _check_played(rnd, received_at)
     return rnd
 
 
@@ -151,19 +214,30 @@ def audit_read(rnd: Round, registered: Registered | None, asked: WhatIf | None =
 
 
 def audit(
-    record: bytes | str, registered: ElectionsLookup | None = None, asked: WhatIf | None = None
+    record: bytes | str,
+    registered: ElectionsLookup | None = None,
+    asked: WhatIf | None = None,
+    received_at: datetime | None = None,
 ) -> Audited:
     """Parse and audit a record (as a what-if when ``asked``); nothing is stored. A round without ``table.rules``
-    is audited by the elections ``registered`` finds for it, else by the jurisdiction's defaults."""
-    rnd = read_round(record)
+    is audited by the elections ``registered`` finds for it, else by the jurisdiction's defaults. ``received_at``:
+    the moment the service received the record, if it did (see :func:`read_round`); the audit itself never reads
+    the clock."""
+    rnd = read_round(record, received_at)
     return audit_read(rnd, registered(rnd) if registered is not None and rnd.rules is None else None, asked)
 
 
-def dry_run(session: Session, record: bytes | str, source: str, asked: WhatIf | None = None) -> Audited:
+def dry_run(
+    session: Session,
+    record: bytes | str,
+    source: str,
+    asked: WhatIf | None = None,
+    received_at: datetime | None = None,
+) -> Audited:
     """The dry run: audit a record as a submission by ``source`` would (its registered elections included),
     storing nothing; or, ``asked``, a what-if (:mod:`app.usecases.what_if`). The database is touched only for a
-    round without ``table.rules``."""
-    done = audit(record, registered_elections(session, source), asked)
+    round without ``table.rules``. ``received_at``: when the service received it (:func:`read_round`)."""
+    done = audit(record, registered_elections(session, source), asked, received_at)
     metrics.audited(done.result, "dry_run")
     return done
 
@@ -228,34 +302,41 @@ def replayed(stored: repo.Stored | None, rnd: Round, source: str, digest: str) -
     return Submitted(False, rnd.round_id, rnd.jurisdiction, stored.audit.encode())
 
 
-def submit_round(session: Session, record: bytes, source: str) -> Submitted:
+def submit_round(
+    session: Session, record: bytes, source: str, received_at: datetime | None = None
+) -> Submitted:
     """Audit a record and store it with its audit, once per (round_id, source, jurisdiction).
 
     The same record again answers the stored audit; a different record under a stored round_id is a conflict and
     changes nothing. The unique constraint decides, so concurrent submissions of one round are safe.
     """
     digest = hashlib.sha256(record).hexdigest()
-    done = audit(record, registered_elections(session, source))
+    done = audit(record, registered_elections(session, source), None, received_at)
     rnd = done.round
-    row = round_row(done, record, digest, source)
+    row = round_row(done, record, digest, source, received_at)
     pk = repo.insert_round(session, row)
     if pk is None:
         return replayed(
             repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
         )
     repo.insert_findings(session, repo.finding_rows(pk, done.result.get("findings", ()), source, rnd))
+    ``received_at``: the moment the service received it (a round played more than 5 minutes later is refused,
+    :func:`read_round`), stored as the round's; None: now, unchecked.
     chain.append(session, source, "round", pk, chain.round_content(row))
     metrics.audited(done.result, "single")
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
 
 
-async def submit_round_pg(pg: PgRounds, record: bytes, source: str, key_id: str | None = None) -> Submitted:
+async def submit_round_pg(
+    pg: PgRounds, record: bytes, source: str, key_id: str | None = None, received_at: datetime | None = None
+) -> Submitted:
     """:func:`submit_round` on PostgreSQL without a session: the round and its findings in one statement (one
     round trip, atomic), the elections lookup only for a round without ``table.rules``, the stored submission
     read only on a duplicate. ``key_id``: the caller's API key, not looked up yet: the statement stores the round
-    only if the key is in force (else :class:`app.store.pg.KeyRevoked`)."""
+    only if the key is in force (else :class:`app.store.pg.KeyRevoked`). ``received_at``: as for
+    :func:`submit_round`."""
     digest = hashlib.sha256(record).hexdigest()
-    rnd = read_round(record)
+    rnd = read_round(record, received_at)
     elections = (
         elections_from_json(
             await pg.elections_in_force(source, rnd.jurisdiction, rnd.table_id, rnd.played_at)
@@ -265,7 +346,7 @@ async def submit_round_pg(pg: PgRounds, record: bytes, source: str, key_id: str 
     )
     done = audit_read(rnd, elections)
     findings = repo.finding_rows(0, done.result.get("findings", ()), source, rnd)
-    pk = await pg.insert_round(round_row(done, record, digest, source), findings, key_id)
+    pk = await pg.insert_round(round_row(done, record, digest, source, received_at), findings, key_id)
     if pk is None:
         return replayed(
             await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest

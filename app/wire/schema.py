@@ -916,7 +916,8 @@ class RoundModel(BaseModel):
     played_at: Timestamp = Field(
         description=(
             "RFC 3339 timestamp with offset; selects the version of the rules in force (never the server "
-            "clock)."
+            "clock). A round whose played_at is more than 5 minutes after the moment the service receives it cannot "
+            "have been played yet, and is refused (422 round-in-future, naming /played_at; a batch line alone)."
         ),
         examples=["2026-12-01T21:14:05-05:00"],
     )

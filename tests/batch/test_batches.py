@@ -12,11 +12,12 @@ from typing import Any
 import orjson
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import text
+from sqlalchemy import text, update
 
 from app.config import Settings
 from app.main import create_app
 from app.store.db import Database
+from app.store.models import batches_table
 from app.synth.mutator import mutate
 from app.usecases import batches
 from tests.batch.conftest import NDJSON, dumps, legal_rounds, ndjson, results, wait_done
@@ -462,3 +463,58 @@ def test_a_live_upload_is_never_swept_and_a_swept_one_accepts_nothing_more(
         assert count(f"SELECT count(*) FROM batch_chunks WHERE batch_id = '{dead.batch_id}'") == 0
     finally:
         db.dispose()
+
+
+def test_a_line_played_after_the_batch_was_received_is_rejected_alone(
+    client: TestClient, count: Callable[[str], int]
+) -> None:
+    """Round-v1 section 2.3: a line whose played_at is more than 5 minutes after the service received the batch is
+    rejected as the single-round API refuses it (422 naming /played_at); the rest of the batch is audited."""
+    legal = legal_rounds(3, seed=31)
+    at = (datetime.now(UTC) + timedelta(hours=1)).replace(microsecond=0).isoformat()
+    future = dumps({**legal[1], "played_at": at})
+    lines = [dumps(legal[0]), future, dumps(legal[2])]
+    r = client.post("/v1/batches", content=ndjson(lines), headers=NDJSON)
+    assert r.status_code == 202, r.text
+    st = wait_done(client, r.json()["batch_id"])
+    assert (st["state"], st["counts"]["rejected"], st["counts"]["audited"]) == ("done", 1, 3)
+    got = results(client, r.json()["batch_id"])
+    assert [x["outcome"] for x in got] == ["compliant", "rejected", "compliant"]
+    problem = got[1]["problem"]
+    single = _problem(client, future)  # the same problem, but for the moments of receipt in its words
+    same = ("type", "title", "status", "round_id")
+    assert {k: problem[k] for k in same} == {k: single[k] for k in same}
+    assert set(problem) == set(single)
+    assert problem["type"] == "urn:bjaudit:problem:round-in-future"
+    assert got[1]["round_id"] == legal[1]["round_id"]
+    assert [e["pointer"] for e in problem["errors"]] == ["/played_at"]
+    assert count("SELECT count(*) FROM rounds") == 2
+
+
+def test_a_batch_line_is_judged_by_when_the_batch_was_received_not_when_it_is_audited(
+    settings: Settings, count: Callable[[str], int]
+) -> None:
+    db = Database.from_settings(settings)
+    legal = legal_rounds(2, seed=32)
+    a_minute_ago = (datetime.now(UTC) - timedelta(minutes=1)).replace(microsecond=0).isoformat()
+    lines = [dumps(legal[0]), dumps({**legal[1], "played_at": a_minute_ago})]
+    try:
+        w = batches.BatchWriter(db, "default", gzipped=False, chunk_lines=10, max_line_bytes=10_000)
+        w.feed(ndjson(lines))
+        outcome = w.finish(None)
+        with db.session() as s:  # received an hour ago, audited only now
+            s.execute(
+                update(batches_table)
+                .where(batches_table.c.id == outcome.batch_id)
+                .values(received_at=datetime.now(UTC) - timedelta(hours=1))
+            )
+        for chunk_no in outcome.chunks:
+            batches.process_chunk(db, outcome.batch_id, chunk_no)
+        rows = [
+            orjson.loads(x) for x in b"".join(batches.iter_results(db, outcome.batch_id, None)).splitlines()
+        ]
+    finally:
+        db.dispose()
+    assert [r["outcome"] for r in rows] == ["compliant", "rejected"]
+    assert rows[1]["problem"]["errors"][0]["pointer"] == "/played_at"
+    assert count("SELECT count(*) FROM rounds") == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -410,3 +411,38 @@ def test_json_with_a_charset_and_a_plus_json_type_are_accepted(
         "/v1/audit", content=body, headers={"Content-Type": "application/vnd.bjaudit.round+json"}
     )
     assert ok.status_code == 200
+
+
+# --- a round played after it was received (round-v1 section 2.3) --------------------------------------------------
+
+
+def _played_in(body: bytes, ahead: timedelta, round_id: str) -> bytes:
+    """The record played ``ahead`` of now (whole seconds, at New Jersey's winter offset), under another round_id."""
+    at = (datetime.now(UTC) + ahead).replace(microsecond=0).astimezone(timezone(timedelta(hours=-5)))
+    return _edit(body, lambda d: d.update(played_at=at.isoformat(), round_id=round_id))
+
+
+@pytest.mark.parametrize("path", ["/v1/rounds", "/v1/audit"])
+def test_a_round_played_more_than_5_minutes_after_it_was_received_is_422_and_nothing_is_stored(
+    client: TestClient, examples: dict[str, bytes], rows: Callable[..., int], path: str
+) -> None:
+    for ahead in (timedelta(minutes=5, seconds=30), timedelta(days=400)):
+        resp = post(client, _played_in(examples["nj-compliant-double"], ahead, "FUT-1"), path=path)
+        problem = assert_problem(resp, 422)
+        assert problem["type"] == "urn:bjaudit:problem:round-in-future"
+        assert problem["round_id"] == "FUT-1"
+        assert [e["pointer"] for e in problem["errors"]] == ["/played_at"]
+        assert "cannot have been played yet" in problem["errors"][0]["detail"]
+        assert "5 minutes" in problem["detail"]
+    assert rows("rounds") == 0 and rows("findings") == 0
+
+
+@pytest.mark.parametrize("path", ["/v1/rounds", "/v1/audit"])
+def test_a_round_played_5_minutes_ahead_is_accepted(
+    client: TestClient, examples: dict[str, bytes], rows: Callable[..., int], path: str
+) -> None:
+    # exactly 5 minutes after the moment the test sends it: less than that after the service receives it
+    resp = post(client, _played_in(examples["nj-compliant-double"], timedelta(minutes=5), "FUT-2"), path=path)
+    assert resp.status_code == (201 if path == "/v1/rounds" else 200), resp.text
+    assert resp.json()["verdict"] == "compliant"
+    assert rows("rounds") == (1 if path == "/v1/rounds" else 0)

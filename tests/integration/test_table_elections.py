@@ -338,7 +338,7 @@ def test_a_round_without_rules_is_audited_by_the_registration_in_force_at_played
     assert second_boundary["elections"]["dealer_soft_17"] == "hit"
     assert (second_boundary["verdict"], rules_fired(second_boundary)) == ("compliant", [])
 
-    later = submit(client, soft_17_round("L-5", "2027-06-01T12:00:00+12:00"))
+    later = submit(client, soft_17_round("L-5", "2026-12-03T12:00:00+12:00"))
     assert (later["elections_source"], later["verdict"]) == ("registered", "compliant")
 
     with engine.connect() as conn:

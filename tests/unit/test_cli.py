@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,38 @@ def test_a_bad_rate_limit_setting_is_refused_when_read(name: str, value: str, sa
     with pytest.raises(ValidationError, match=re.escape(says)):
         Settings(**{name: value})
     assert Settings(**{name: ""} if name != "rate_limit_storage" else {name: "redis://127.0.0.1:6379"})
+
+
+# --- a round played in the future (round-v1 section 2.3): the offline audit has no moment of receipt ---------------
+
+
+def test_audit_warns_of_a_round_played_in_the_future_and_audits_it_anyway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads(COMPLIANT.read_text())
+    later = (datetime.now(UTC) + timedelta(days=2)).replace(microsecond=0)
+    soon = (datetime.now(UTC) + timedelta(minutes=4)).replace(microsecond=0)
+    nd = tmp_path / "day.ndjson"
+    nd.write_text(
+        json.dumps({**doc, "round_id": "FUT-1", "played_at": later.isoformat()})
+        + "\n"
+        + json.dumps({**doc, "round_id": "FUT-2", "played_at": soon.isoformat()})
+        + "\n"
+        + COMPLIANT.read_text().replace("\n", " ")
+        + "\n"
+    )
+    code = main(["audit", str(nd)])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert [json.loads(x)["verdict"] for x in captured.out.splitlines()] == ["compliant"] * 3
+    warnings = captured.err.splitlines()
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(
+        f"bjaudit: warning: round FUT-1 ({nd}:1): played_at {later.isoformat()} is "
+    )
+    assert "after now" in warnings[0] and "audited anyway" in warnings[0]
+    # the text format warns the same way, on stderr
+    assert main(["audit", "--format", "text", str(nd)]) == 0
+    again = capsys.readouterr().err.splitlines()
+    assert len(again) == 1 and again[0].split(" after now ")[0] == warnings[0].split(" after now ")[0]
+

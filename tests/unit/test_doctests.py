@@ -19,6 +19,7 @@ MODULES = [
     "app.usecases.auditing",
     "app.usecases.keys",
     "app.usecases.integrity",
+    "app.usecases.rounds",
     "app.api.deps",
     "app.api.auth",
     "app.store.db",
