@@ -25,6 +25,11 @@ engine's checks read it:
   card (8.2); even money (8.3) is paid before it; insurance (9.1-9.6) is at most half the wager, payable in chips,
   and losing insurance is collected right after the dealer's second card. Against a dealer blackjack a doubled or
   split hand loses either all its wagers or only the original one: each table keeps to one of the two.
+* Both (round-v1.md sections 2.2, 2.3): odds and the half of a surrendered wager returned are paid in whole chips
+  of the table's min_chip, rounded down or, where the table elects it, up; a shoe's first round begins with the
+  burn (a card or a few, counted out of the shoe); now and then a card is burned once the round is over, a round is
+  declared void part way (every wager still in play returned, nothing settled on the dealer's total before the
+  void), or a settlement is corrected at the table (restated, or corrected wrongly and then back).
 
 The generator is tuned for speed (it feeds benchmarks): cards are strings, totals are kept incrementally, events
 are built as plain dicts. It keeps its own card arithmetic and play on purpose, sharing nothing with
@@ -82,7 +87,7 @@ class _Exhausted(Exception):
 class _Shoe:
     """A shuffled supply of cards, dealt by a lazy Fisher-Yates: only the cards dealt are ever shuffled."""
 
-    __slots__ = ("cards", "n", "cut", "shoe_id")
+    __slots__ = ("cards", "n", "cut", "shoe_id", "fresh")
 
     def __init__(self, rng: random.Random, decks: int, shoe_id: str, hand_dealt: bool) -> None:
         self.cards = _DECK * decks
@@ -91,6 +96,7 @@ class _Shoe:
         keep = rng.uniform(0.35, 0.45) if hand_dealt else rng.uniform(0.2, 0.35)
         self.cut = int(self.n * keep)
         self.shoe_id = shoe_id
+        self.fresh = True  # no round dealt from it yet: the first begins with the burn
 
     def draw(self, rng: random.Random) -> str:
         n = self.n
@@ -203,6 +209,12 @@ def _nj_elections(rng: random.Random) -> dict[str, Any]:
         e["min_wager"] = lo
         if r() < 0.9:
             e["max_wager"] = lo * rng.choice((20, 40, 100, 200))
+    # Section 2.2: odds (and the half of a surrendered wager returned) paid in whole chips of min_chip, rounded
+    # down unless the table elects up; some tables elect the default direction in so many words.
+    if r() < 0.25:
+        e["min_chip"] = rng.choice((100, 100, 500))
+    if r() < 0.3:
+        e["payout_rounding"] = "up" if r() < 0.6 else "down"
     return e
 
 
@@ -234,6 +246,8 @@ def _nz_elections(rng: random.Random) -> dict[str, Any]:
         e["min_wager"] = lo
         if r() < 0.9:
             e["max_wager"] = lo * rng.choice((20, 50, 100))
+    if r() < 0.3:
+        e["payout_rounding"] = "up" if r() < 0.5 else "down"  # section 2.2
     return e
 
 
@@ -1036,6 +1050,161 @@ def _seats(rng: random.Random, t: _Table) -> list[_Seat]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# What real tables also record (round-v1.md section 2.3): burns, voided rounds, corrected settlements
+
+_VOID_RATE = 0.01
+_CORRECTION_RATE = 0.012
+_LATE_BURN_RATE = 0.03
+_VOID_REASONS = ("misdeal", "card_exposed", "shoe_error", "equipment", "other")
+
+
+def _burn(rng: random.Random, shoe: _Shoe, up: float) -> dict[str, Any]:
+    """A card burned from the shoe (it counts toward the shoe, and toward no hand); face down unless turned up."""
+    b: dict[str, Any] = {"type": "burn", "card": shoe.draw(rng)}
+    if rng.random() < up:
+        b["face"] = "up"
+    return b
+
+
+def _burns(rng: random.Random, shoe: _Shoe) -> list[dict[str, Any]]:
+    """The burn that opens a shoe, before the first round's first card: one card, sometimes a few."""
+    n = 1 if rng.random() < 0.7 else rng.randint(2, 5)
+    return [_burn(rng, shoe, 0.35 if k == 0 else 0.05) for k in range(n)]
+
+
+def _as_tables_record(
+    rng: random.Random, t: _Table, shoe: _Shoe, seats: list[_Seat], ev: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Now and then, the round as a table system records more than a clean round: declared void part way, or with
+    a settlement corrected at the table (legally: the last correction right); and sometimes a card burned once the
+    round is over (the dealer's hand complete)."""
+    x = rng.random()
+    if x < _VOID_RATE:
+        ev = _voided(rng, t, seats, ev)
+    elif x < _VOID_RATE + _CORRECTION_RATE:
+        _corrected(rng, t, ev)
+    if rng.random() < _LATE_BURN_RATE:
+        ev.append(_burn(rng, shoe, 0.2))
+    return ev
+
+
+def _voided(
+    rng: random.Random, t: _Table, seats: list[_Seat], ev: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The round declared void part way (section 2.3): the events up to some point, the ``void``, and a ``void``
+    settlement (sometimes written as a push of 0) for every wager still in play: each hand's main wager, insurance,
+    the additional wager; sometimes the dealer's hole card turned up. The settlements made before the void are ones
+    that do not depend on the dealer's total (busts, surrenders, blackjacks, losing insurance, additional wagers) or
+    come once the dealer's hand is complete: this generator settles a hand on the dealer only then."""
+    first = next(i for i, e in enumerate(ev) if e["type"] == "deal")
+    for _ in range(10):
+        p = rng.randint(first + 1, len(ev))
+        if ev[p - 1]["type"] == "surrender":
+            continue  # (a surrender is settled with it)
+        returns = _still_in_play(seats, ev[:p])
+        if returns and (t.hole_card or not _blackjack_waits(seats, ev[:p], returns)):
+            break
+    else:
+        return ev
+    out = ev[:p]
+    out.append({"type": "void", "reason": rng.choice(_VOID_REASONS)})
+    hole = _hole_down(out)
+    show = hole is not None and rng.random() < 0.5
+    if show and rng.random() < 0.5:
+        out.append({"type": "reveal", "to": "dealer", "card": hole})
+        show = False
+    push = rng.random() < 0.15
+    for bet, key, where in returns:
+        out.append(
+            {"type": "settle", "bet": bet, key: where, "result": "push" if push else "void", "amount": 0}
+        )
+    if show:
+        out.append({"type": "reveal", "to": "dealer", "card": hole})
+    return out
+
+
+def _still_in_play(seats: list[_Seat], ev: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    """The wagers in play after events ``ev``: (bet, the settlement's key, hand or seat), in seat order."""
+    splits: dict[int, int] = {}
+    settled: set[str] = set()
+    insured: set[int] = set()
+    done: set[tuple[str, int]] = set()
+    for e in ev:
+        kind = e["type"]
+        if kind == "split":
+            n = int(e["hand"].partition(".")[0])
+            splits[n] = splits.get(n, 0) + 1
+        elif kind == "even_money":
+            done.add(("main", e["seat"]))
+        elif kind == "insurance":
+            insured.add(e["seat"])
+        elif kind == "settle":
+            if e["bet"] == "main":
+                settled.add(e["hand"])
+            else:
+                done.add((e["bet"], e["seat"]))
+    out: list[tuple[str, str, Any]] = []
+    for s in seats:
+        if ("main", s.n) not in done:
+            out += [
+                ("main", "hand", h.name) for h in s.hands[: 1 + splits.get(s.n, 0)] if h.name not in settled
+            ]
+        if s.n in insured and ("insurance", s.n) not in done:
+            out.append(("insurance", "seat", s.n))
+        if s.kind is not None and ("additional", s.n) not in done:
+            out.append(("additional", "seat", s.n))
+    return out
+
+
+def _blackjack_waits(
+    seats: list[_Seat], ev: list[dict[str, Any]], returns: list[tuple[str, str, Any]]
+) -> bool:
+    """Whether a blackjack waits for the dealer's second card (after the players) against a dealer ace or ten:
+    the engine takes its return on a void for a payment (see the property tests' test_engine_reads_*), so this
+    generator voids no such round."""
+    dealer = [e["card"] for e in ev if e["type"] == "deal" and e["to"] == "dealer"]
+    if len(dealer) != 1 or _VAL[dealer[0][0]] not in (1, 10):
+        return False
+    names = {where for bet, _, where in returns if bet == "main"}
+    return any(s.hands[0].bj and len(s.hands) == 1 and s.hands[0].name in names for s in seats)
+
+
+def _hole_down(ev: list[dict[str, Any]]) -> str | None:
+    """The dealer's card lying face down (the hole card, not yet turned up), if any."""
+    down = [e["card"] for e in ev if e["type"] == "deal" and e["to"] == "dealer" and e.get("face") == "down"]
+    if not down or any(e["type"] == "reveal" and e["to"] == "dealer" for e in ev):
+        return None
+    return str(down[0])
+
+
+def _corrected(rng: random.Random, t: _Table, ev: list[dict[str, Any]]) -> None:
+    """A settlement corrected at the table, legally (section 2.3): restated as it was (a stand off written as a
+    loss of 0 rewritten as a push, say), or first corrected to a wrong amount and then back to the right one, the
+    last correction naming the settlement or the first correction. Inserted right after the settlement, or at the
+    end of the round."""
+    cands = [i for i, e in enumerate(ev) if e["type"] == "settle" and e["result"] != "void"]
+    if not cands:
+        return
+    k = rng.choice(cands)
+    right = dict(ev[k])
+    right.pop("corrects", None)
+    if right["amount"] == 0 and rng.random() < 0.5:
+        right["result"] = (
+            "lose" if right["result"] == "push" else "push"
+        )  # (the money decides, not the label)
+    at = k + 1 if rng.random() < 0.5 else len(ev)
+    if rng.random() < 0.6:
+        ev.insert(at, {**right, "corrects": k})
+        return
+    wrong = dict(right)
+    wrong["amount"] = right["amount"] + rng.choice((t.unit, 100, 1))
+    if wrong["result"] == "push":
+        wrong["result"] = "win"
+    ev.insert(at, {**wrong, "corrects": k})
+    ev.insert(at + 1, {**right, "corrects": k if rng.random() < 0.5 else at})
+
+
 def _round(
     rng: random.Random, t: _Table, when: datetime, round_id: str, shoe_no: list[int]
 ) -> dict[str, Any]:
@@ -1046,10 +1215,14 @@ def _round(
             shoe = t.new_shoe(rng, when, shoe_no[0])
         seats = _seats(rng, t)
         try:
+            burns = _burns(rng, shoe) if shoe.fresh else []
             events = _play(rng, t, shoe, seats)
+            events[:0] = burns
+            events = _as_tables_record(rng, t, shoe, seats, events)
         except _Exhausted:
             t.shoe = None  # shuffle up and deal the round again from a new shoe
             continue
+        shoe.fresh = False
         break
     else:  # pragma: no cover - a table that cannot finish a round from a fresh shoe
         raise RuntimeError("could not deal a round")

@@ -1,19 +1,28 @@
-"""Mutations of legal rounds: each injects exactly one dealer, payout or procedure error, and says which findings
-the audit must report for it.
+"""Mutations of legal rounds: each injects one dealer, payout, procedure or record-keeping error, and says exactly
+which findings the audit must report for it and what money it owes.
 
 Public surface::
 
-    MUTATIONS                  every named mutation (a Mutation: name, what it does, apply(round, rng))
-    mutate(round, rng)         -> (mutated round, Expected) | None: one applicable mutation, picked at random
-    Expected                   list of (rule, event): the findings the mutated round must produce, exactly
+    MUTATIONS                    every named mutation (a Mutation: name, what it does, apply(round, rng))
+    mutate(round, rng)           -> Fault | None: one applicable mutation, picked at random
+    combine(first, second,
+            round, rng)          -> Fault | None: two payout faults in one round, on bets of different seats
+    Fault                        (round, expected, owes): the mutated round, its findings, the money it owes
+    Want                         one finding, whole: rule, event, hand, amount_delta, corrected_by, corrected_actual
 
 A mutation names check *roles* (see :mod:`app.domain.checks`), never citations: the rule a finding cites is looked
 up in the role binding of the ruleset in force for the round, so the same mutation serves both jurisdictions. A
 mutation whose role the jurisdiction does not bind is not applicable there.
 
 Mutations read the round with their own small replay (below), not the engine's: a test of the engine should not
-borrow the engine's reading of the round. They choose source rounds where the injected error is the only one
-(e.g. re-settling every hand when a dealer card is added), so that the expected findings are exact.
+borrow the engine's reading of the round. The money owed is worked out from the cards and ``round-v1.md`` section
+2.2 (odds and surrender halves in whole chips of ``min_chip``, rounded down unless the table elects up; split hands
+after a dealer blackjack bet by bet; a dealer's forbidden draw judged against the hand before it; a corrected
+settlement at its event with what is still owed). Mutations choose source rounds where the injected error is the
+only one (e.g. re-settling every hand when a dealer card is added), so that the expected findings are exact.
+
+Where we read the spec differently from the engine, the mutations stay away from the contested rounds, and the
+property tests hold a minimal round for each (``test_engine_reads_*``).
 """
 
 from __future__ import annotations
@@ -22,22 +31,58 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from app.jurisdictions import ruleset_for
 
-__all__ = ["MUTATIONS", "Expected", "Mutation", "mutate"]
+__all__ = [
+    "MUTATIONS",
+    "Expected",
+    "Fault",
+    "Mutation",
+    "Want",
+    "COMBINABLE",
+    "PAYOUT_FAULTS",
+    "combine",
+    "mutate",
+]
 
-Expected = list[tuple[Any, ...]]
-"""Every finding the mutated round must produce: ``(rule, event)``, or ``(rule, event, amount_delta)`` where the
-mutation changed money and knows what is owed (amount_delta None: the finding carries none). ``rule`` as the
-finding's ``rule``, ``event`` its 0-based event index (None for a finding of an absence or of an election)."""
-
-Roles = list[tuple[Any, ...]]
-T = TypeVar("T")
 Doc = dict[str, Any]
+T = TypeVar("T")
+
+
+class Want(NamedTuple):
+    """One finding the mutated round must produce, stated whole (before binding, ``rule`` holds the check role)."""
+
+    rule: str
+    event: int | None
+    """Its 0-based event index (None for a finding of an absence or of an election)."""
+    hand: str | None
+    """The finding's ``hand``: a hand name (``"3"``, ``"3.2"``), a seat for a seat's bet, ``"dealer"``, or None."""
+    amount: int | None = None
+    """Its ``amount_delta`` (+ owed to the player), None where the finding carries none."""
+    corrected_by: int | None = None
+    corrected_actual: int | None = None
+
+
+Expected = list[Want]
+"""Every finding the mutated round must produce, exactly."""
+
+
+class Fault(NamedTuple):
+    round: Doc
+    """The mutated round."""
+    expected: Expected
+    owes: int | None
+    """What the injected error owes the player (+) or the player owes (-), worked out from the money the mutation
+    moved on the bets it touched (the source round is legal, so its settlements are what was due); 0 for an error
+    that moves no money wrongly, None where the spec leaves the amount open (a winning additional wager's odds, which
+    are on the table's layout; a New Zealand dealer blackjack after a double or a split, where either reading of
+    the unheld rule is accepted)."""
+
 
 _VAL = {r: (1 if r == "A" else 10 if r in "TJQK" else int(r)) for r in "A23456789TJQK"}
+_TAG = "_k"  # an event's index in the round a mutation started from (dropped before the round is handed out)
 
 
 def _card(c: str) -> str:
@@ -61,6 +106,10 @@ def _hand_key(name: str) -> tuple[int, int]:
     return int(seat), int(n) if n else 1
 
 
+def _sign(n: int) -> int:
+    return (n > 0) - (n < 0)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # A small, independent reading of a round
 
@@ -76,7 +125,7 @@ class _Hand:
     doubles: list[tuple[int, int]] = field(default_factory=list)
     surrendered: int | None = None
     even_money: tuple[int, int] | None = None
-    settles: list[int] = field(default_factory=list)
+    settles: list[int] = field(default_factory=list)  # (a correction is not one: see _Round.corrections)
     reveals: list[tuple[int, str]] = field(default_factory=list)  # (event, card)
     stands: list[int] = field(default_factory=list)
 
@@ -101,14 +150,21 @@ class _Hand:
     def values(self) -> list[str]:
         return [c for _, c, _ in self.cards]
 
+    def values_before(self, i: int) -> list[str]:
+        return [c for e, c, _ in self.cards if e < i]
+
     @property
     def stake(self) -> int:
         return self.wager + sum(a for _, a in self.doubles)
 
+    @property
+    def doubled(self) -> int:
+        return sum(a for _, a in self.doubles)
+
 
 class _Round:
-    """What the mutations need to know about a round: hands and their cards, the dealer's cards, wagers and
-    where each was settled."""
+    """What the mutations need to know about a round: hands and their cards, the dealer's cards, wagers, where
+    each was settled (and corrected), burns and a void."""
 
     def __init__(self, doc: Doc) -> None:
         self.doc = doc
@@ -120,7 +176,19 @@ class _Round:
         self.elections: dict[str, Any] = {k: v for k, v in self.ruleset.defaults.items() if v is not None}
         self.elections.update(rules or {})
         self.decks = int(self.elections.get("decks") or 8)
+        chip = self.elections.get("min_chip")
+        self.chip = chip if isinstance(chip, int) and chip > 0 else 1
+        self.round_up = self.elections.get("payout_rounding") == "up"
+        self.six_five = self.elections.get("blackjack_pays") == "6:5" and self.ruleset.params.get(
+            "six_five_permitted", True
+        )
+        self.original_only = self.ruleset.params.get("dealer_blackjack_collects") == "original_only"
         self.wager = {s["seat"]: s["wager"] for s in doc["seats"]}
+        self.additional = {
+            s["seat"]: (s["additional_wager"]["kind"], s["additional_wager"]["amount"])
+            for s in doc["seats"]
+            if "additional_wager" in s
+        }
         self.hands: dict[tuple[int, int], _Hand] = {}
         self.seat_hands: dict[int, list[_Hand]] = {}
         for seat, w in self.wager.items():
@@ -136,6 +204,10 @@ class _Round:
         self.player_deals: list[tuple[int, _Hand]] = []
         self.peeks: list[int] = []
         self.dbj_peek: int | None = None  # the peek that showed the dealer's blackjack
+        self.burns: list[int] = []
+        self.void_at: int | None = None
+        self.corrections: dict[int, list[int]] = {}  # a corrected settlement -> its corrections, in order
+        self.correction_of: dict[int, int] = {}  # a correction -> the settlement it (finally) corrects
         for i, e in enumerate(self.events):
             kind = e["type"]
             if kind == "deal":
@@ -148,6 +220,13 @@ class _Round:
                     h = self.hands[_hand_key(e["to"])]
                     h.cards.append((i, c, face))
                     self.player_deals.append((i, h))
+            elif kind == "burn":
+                c = _card(e["card"])
+                self.counts[c] = self.counts.get(c, 0) + 1
+                self.burns.append(i)
+            elif kind == "void":
+                if self.void_at is None:
+                    self.void_at = i
             elif kind == "split":
                 h = self.hands[_hand_key(e["hand"])]
                 hs = self.seat_hands[h.seat]
@@ -176,12 +255,39 @@ class _Round:
             elif kind == "stand":
                 self.hands[_hand_key(e["hand"])].stands.append(i)
             elif kind == "settle":
-                if e["bet"] == "main":
+                k = e.get("corrects")
+                if k is not None:
+                    first = self.correction_of.get(k, k)
+                    self.corrections.setdefault(first, []).append(i)
+                    self.correction_of[i] = first
+                elif e["bet"] == "main":
                     self.hands[_hand_key(e["hand"])].settles.append(i)
                 elif e["bet"] == "insurance":
                     self.ins_settles.setdefault(e["seat"], []).append(i)
                 else:
                     self.add_settles.setdefault(e["seat"], []).append(i)
+
+    # -- money (round-v1.md section 2.2)
+
+    def odds(self, wager: int, num: int, den: int) -> int:
+        """Winnings at num to den in whole chips of the table's min_chip: rounded down, or up where elected."""
+        whole, rest = divmod(wager * num, den * self.chip)
+        return (whole + (1 if self.round_up and rest else 0)) * self.chip
+
+    def bj_pays(self, wager: int) -> int:
+        return self.odds(wager, 6, 5) if self.six_five else self.odds(wager, 3, 2)
+
+    def surrender_net(self, wager: int) -> int:
+        """A surrender's net: the wager less the half returned (that half in whole chips)."""
+        return -(wager - self.odds(wager, 1, 2))
+
+    def net(self, i: int) -> int:
+        e = self.events[i]
+        if e["result"] == "win":
+            return int(e["amount"])
+        if e["result"] in ("push", "void"):
+            return 0
+        return -int(e["amount"])
 
     # -- facts
 
@@ -223,6 +329,21 @@ class _Round:
     def all_hands(self) -> list[_Hand]:
         return [h for hs in self.seat_hands.values() for h in hs]
 
+    def corrected(self, i: int) -> bool:
+        """Whether settlement ``i`` was corrected, or is a correction."""
+        return i in self.corrections or i in self.correction_of
+
+    def one_settle(self, h: _Hand) -> int | None:
+        """The hand's only settlement, when it has one and the table did not correct it."""
+        if len(h.settles) != 1 or self.corrected(h.settles[0]):
+            return None
+        return h.settles[0]
+
+    def seat_settle(self, settles: dict[int, list[int]], seat: int) -> int | None:
+        """A seat's only insurance or additional settlement (``settles``), uncorrected."""
+        v = settles.get(seat, [])
+        return v[0] if len(v) == 1 and not self.corrected(v[0]) else None
+
     def initial_end(self) -> int | None:
         """The event that completes the initial deal: every seat's second card with the dealer's first card dealt,
         or, in a hole-card game, the dealer's face-down second card when it directly follows."""
@@ -230,6 +351,8 @@ class _Round:
         got: dict[tuple[int, int], int] = {}
         dealer = 0
         for i, e in enumerate(self.events):
+            if e["type"] == "burn":
+                continue
             if e["type"] != "deal":
                 return None
             if e["to"] == "dealer":
@@ -251,16 +374,15 @@ class _Round:
                 return i
         return None
 
+    def first_deal(self) -> int | None:
+        return next((i for i, e in enumerate(self.events) if e["type"] == "deal"), None)
+
     def hole_card(self, deal: Doc) -> bool:
         """Whether the dealer's second card ``deal`` is a hole card (part of the initial deal)."""
         second = self.elections.get("dealer_second_card")
         if second is not None:
             return bool(second == "initial_deal")
         return deal.get("face") == "down" or (bool(self.dealer) and self.dealer[0][2] == "down")
-
-    def net(self, i: int) -> int:
-        e = self.events[i]
-        return e["amount"] if e["result"] == "win" else 0 if e["result"] == "push" else -e["amount"]
 
     def draw_regime(self) -> tuple[str, bool | None]:
         """The role the jurisdiction binds for dealer drawing at this table, and whether its dealer hits soft 17
@@ -284,8 +406,7 @@ class _Round:
         if pt > 21:
             return -stake
         if self.is_bj(h):
-            num, den = (6, 5) if self.elections.get("blackjack_pays") == "6:5" else (3, 2)
-            return h.wager * num // den
+            return self.bj_pays(h.wager)
         dt, _ = _total(dealer)
         if dt > 21 or pt > dt:
             return stake
@@ -295,6 +416,30 @@ class _Round:
         return (
             h.surrendered is None and h.even_money is None and _total(h.values)[0] <= 21 and not self.is_bj(h)
         )
+
+
+def _roles_vs(pt: int, dt: int) -> tuple[str, str]:
+    """The settlement roles of a live hand of ``pt`` (no blackjack) against a dealer of ``dt`` without blackjack:
+    (wrong way, wrong amount)."""
+    if pt > 21:
+        return "bust_loses", "lose_amount"
+    if dt > 21:
+        return "dealer_bust", "win_odds"
+    if pt > dt:
+        return "higher_total", "win_odds"
+    if pt < dt:
+        return "lower_total", "lose_amount"
+    return "equal_totals", "equal_totals"
+
+
+def _role(right: int, paid: int, roles: tuple[str, str]) -> str:
+    """Which of a settlement's two roles a wrong net reports under: the way it went, or the amount."""
+    return roles[0] if _sign(paid) != _sign(right) else roles[1]
+
+
+def _lost_to_dbj(pt: int) -> str:
+    """The outcome role of a hand (no blackjack) that loses to the dealer's blackjack."""
+    return "bust_loses" if pt > 21 else "dealer_bj_beats_21" if pt == 21 else "lower_total"
 
 
 def _clone(doc: Doc) -> Doc:
@@ -308,23 +453,39 @@ def _clone(doc: Doc) -> Doc:
     return out
 
 
-def _settle_main(hand: str, net: int) -> Doc:
+def _settle_event(bet: str, where: str | int, net: int, old: Doc | None = None) -> Doc:
+    """A settlement of ``net`` on a bet (``where``: the hand of a main bet, the seat of another), keeping the
+    optional fields and the tag of the event ``old`` it replaces."""
     if net > 0:
-        return {"type": "settle", "bet": "main", "hand": hand, "result": "win", "amount": net}
-    if net < 0:
-        return {"type": "settle", "bet": "main", "hand": hand, "result": "lose", "amount": -net}
-    return {"type": "settle", "bet": "main", "hand": hand, "result": "push", "amount": 0}
+        result, amount = "win", net
+    elif net < 0:
+        result, amount = (
+            ("surrender" if old is not None and old.get("result") == "surrender" else "lose"),
+            -net,
+        )
+    else:
+        result, amount = "push", 0
+    ev: Doc = {"type": "settle", "bet": bet, ("hand" if bet == "main" else "seat"): where}
+    ev["result"] = result
+    ev["amount"] = amount
+    if old is not None:
+        for k in ("at", "note", _TAG):
+            if k in old:
+                ev[k] = old[k]
+    return ev
+
+
+def _settle_main(hand: str, net: int) -> Doc:
+    return _settle_event("main", hand, net)
 
 
 def _resettle(new: Doc, a: _Round, i: int, net: int) -> None:
     old = new["events"][i]
     if old["result"] == "lose" and old["amount"] == 0 and net == 0:
         return
-    ev = _settle_main(old["hand"], net)
-    for k in ("at", "note"):
-        if k in old:
-            ev[k] = old[k]
-    new["events"][i] = ev
+    new["events"][i] = _settle_event(
+        old["bet"], old["hand"] if old["bet"] == "main" else old["seat"], net, old
+    )
 
 
 def _move(events: list[Doc], src: int, dst: int) -> int:
@@ -338,26 +499,86 @@ def _pick(rng: random.Random, items: list[T]) -> T | None:
     return items[int(rng.random() * len(items))] if items else None
 
 
-def _one_settle(h: _Hand) -> int | None:
-    return h.settles[0] if len(h.settles) == 1 else None
+def _spare_card(a: _Round, rng: random.Random, most: int = 11) -> str | None:
+    """A card the shoe still holds (not dealt or burned as often as the decks hold it), worth at most ``most``
+    points (an ace counted one)."""
+    cards = [
+        r + s for r in "A23456789TJQK" for s in "CDHS" if _VAL[r] <= most and a.counts.get(r + s, 0) < a.decks
+    ]
+    return _pick(rng, cards)
 
 
-def _aggregate(a: _Round, h: _Hand) -> bool:
-    """A split seat against a dealer blackjack: the engine judges the seat's hands together."""
-    return a.dealer_bj and a.split_seat(h.seat)
+def _bet_of(e: Doc) -> str:
+    """The finding's ``hand`` for a settlement's bet: the hand of a main bet, the seat of another."""
+    return _norm(e["hand"]) if e["bet"] == "main" else str(e["seat"])
+
+
+def _norm(name: str) -> str:
+    seat, num = _hand_key(name)
+    return str(seat) if num == 1 else f"{seat}.{num}"
+
+
+Out = tuple[Doc, Expected, int | None]
+"""What a mutation function returns: the mutated round, its findings by role, and what it owes."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The mutations. Each returns the mutated round and the (role, event) findings it must produce, or None where it
-# does not apply to the round.
+# Split hands after a dealer blackjack, New Jersey (round-v1.md section 2.2)
 
 
-def _win_paid_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _split_dbj(a: _Round, seat: int, nets: dict[int, int]) -> tuple[Expected, int]:
+    """13:69F-2.11(d) and 19:47-2.10(b) bet by bet: the split hands' settlements (``nets``, event -> net, the hands
+    settled) read in event order, with the running total collected of the hands' stakes. A settlement that takes it
+    past the original wager: 2.11(d) for the excess; any of a double collected: 2.10(b) for it; a hand paid as a
+    win: the settlement key, owing back what was still collectable from its stake. Returns the findings and the
+    running total (the caller judges a shortfall)."""
+    w = a.wager[seat]
+    order = sorted(
+        ((i, h) for h in a.seat_hands[seat] for i in h.settles[:1] if i in nets), key=lambda x: x[0]
+    )
+    running = 0
+    out: Expected = []
+    for i, h in order:
+        net = nets[i]
+        collectable = max(0, w - running)
+        if net > 0:
+            want = -min(h.wager, collectable)
+            out.append(Want(_lost_to_dbj(_total(h.values)[0]), i, h.name, want - net))
+            running -= want
+            continue
+        taken = -net
+        double = min(max(0, taken - h.wager), h.doubled)
+        if double:
+            out.append(Want("dealer_bj_after_double", i, h.name, double))
+        stake = taken - double
+        if stake > collectable:
+            out.append(Want("dealer_bj_after_split", i, h.name, stake - collectable))
+        running += stake
+    return out, running
+
+
+def _split_dbj_all(a: _Round, seat: int, nets: dict[int, int]) -> Expected:
+    """Every hand of the seat settled: the bet-by-bet findings, and a shortfall at the last settlement."""
+    out, running = _split_dbj(a, seat, nets)
+    w = a.wager[seat]
+    if running < w:
+        last = max(nets)
+        h = next(h for h in a.seat_hands[seat] if h.settles[:1] == [last])
+        out.append(Want(_lost_to_dbj(_total(h.values)[0]), last, h.name, running - w))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Payout errors. Each returns the mutated round, its findings by role and what it owes, or None where it does not
+# apply to the round.
+
+
+def _win_paid_wrong(a: _Round, rng: random.Random) -> Out | None:
     """A winning hand (not a blackjack) is paid the wrong amount."""
     cands = [
         (i, h)
         for h in a.all_hands()
-        if (i := _one_settle(h)) is not None
+        if (i := a.one_settle(h)) is not None
         and a.events[i]["result"] == "win"
         and not a.is_bj(h)
         and h.surrendered is None
@@ -372,55 +593,36 @@ def _win_paid_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
         wrong = amount + 100
     new = _clone(a.doc)
     new["events"][i]["amount"] = wrong
-    return new, [("win_odds", i, amount - wrong)]
+    right = h.stake  # even money on the hand's wagers
+    return new, [Want("win_odds", i, h.name, right - wrong)], amount - wrong
 
 
-def _blackjack_paid_even(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """A winning blackjack is paid one to one."""
-    num, den = (6, 5) if a.elections.get("blackjack_pays") == "6:5" else (3, 2)
+def _blackjack_paid_even(a: _Round, rng: random.Random) -> Out | None:
+    """A winning blackjack is paid one to one (where its odds, in whole chips, are more)."""
     cands = []
     for h in a.all_hands():
-        i = _one_settle(h)
+        i = a.one_settle(h)
         if i is None or not a.is_bj(h) or a.events[i]["result"] != "win" or h.even_money:
             continue
-        exact, rest = divmod(h.wager * num, den)
-        if h.wager in (exact, exact + (1 if rest else 0)):
-            continue
-        cands.append((i, h))
+        if a.bj_pays(h.wager) != h.wager:
+            cands.append((i, h))
     got = _pick(rng, cands)
     if got is None:
         return None
     i, h = got
     new = _clone(a.doc)
     new["events"][i]["amount"] = h.wager
-    owed = h.wager * num // den - h.wager  # the nearer of an odd wager's two roundings
-    return new, [("bj_vs_dealer_ace_ten" if a.up_ace_ten else "bj_odds", i, owed)]
+    # How much a blackjack won is the odds' key (NZ 8.2 names them against an ace or a ten up).
+    role = "bj_vs_dealer_ace_ten" if a.up_ace_ten else "bj_odds"
+    return new, [Want(role, i, h.name, a.bj_pays(h.wager) - h.wager)], a.net(i) - h.wager
 
 
-def _direction_lose(a: _Round, h: _Hand) -> str:
-    """The role the engine reports when a hand that should lose is paid (not a split seat against a dealer
-    blackjack, not a doubled hand against one)."""
-    pt, _ = _total(h.values)
-    if pt > 21:
-        return "bust_loses"
-    if a.dealer_bj:
-        return "dealer_bj_beats_21" if pt == 21 else "lower_total"
-    return "lower_total"
-
-
-def _split_seat_nets(a: _Round, seat: int) -> tuple[int, ...]:
-    only = -a.wager[seat]
-    if a.ruleset.params.get("dealer_blackjack_collects") == "original_only":
-        return (only,)
-    return (only, -sum(h.stake for h in a.seat_hands[seat]))
-
-
-def _losing_hand_paid(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _losing_hand_paid(a: _Round, rng: random.Random) -> Out | None:
     """A losing hand is paid instead of collected."""
     cands = [
         (i, h)
         for h in a.all_hands()
-        if (i := _one_settle(h)) is not None
+        if (i := a.one_settle(h)) is not None
         and a.events[i]["result"] == "lose"
         and a.events[i]["amount"] > 0
         and h.surrendered is None
@@ -429,35 +631,43 @@ def _losing_hand_paid(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None
     if got is None:
         return None
     i, h = got
+    paid = a.events[i]["amount"]
     new = _clone(a.doc)
     new["events"][i]["result"] = "win"
-    if _aggregate(a, h):
+    owes = -2 * paid
+    pt, _ = _total(h.values)
+    if a.dealer_bj and a.split_seat(h.seat):
         hs = a.seat_hands[h.seat]
-        if any(len(x.settles) != 1 for x in hs):
+        if any(a.one_settle(x) is None for x in hs):
             return None
-        total = sum(a.net(x.settles[0]) for x in hs) + 2 * a.events[i]["amount"]
-        nets = _split_seat_nets(a, h.seat)
-        if total in nets:
+        nets = {x.settles[0]: a.net(x.settles[0]) for x in hs}
+        nets[i] = paid
+        if a.original_only:
+            return new, _split_dbj_all(a, h.seat, nets), owes
+        # (NZ: the seat judged as a whole, at its last settlement; either reading of the unheld rule accepted)
+        total = sum(nets.values())
+        accepted = (-a.wager[h.seat], -sum(x.stake for x in hs))
+        if total in accepted:
             return None
-        want = min(nets, key=lambda n: abs(n - total))
-        return new, [("dealer_bj_after_split", max(x.settles[0] for x in hs), want - total)]
-    paid = a.events[i]["amount"]
+        want = min(accepted, key=lambda n: abs(n - total))
+        return new, [Want("dealer_bj_after_split", max(nets), str(h.seat), want - total)], None
     if a.dealer_bj and h.doubles:
-        original_only = a.ruleset.params.get("dealer_blackjack_collects") == "original_only"
-        nets = (-h.wager,) if original_only else (-h.stake, -h.wager)
-        want = min(nets, key=lambda n: abs(n - paid))
-        return new, [("dealer_bj_after_double", i, want - paid)]
-    return new, [(_direction_lose(a, h), i, -2 * paid)]
+        if a.original_only:
+            return new, [Want("dealer_bj_after_double", i, h.name, -h.wager - paid)], owes
+        want = min((-h.stake, -h.wager), key=lambda n: abs(n - paid))
+        return new, [Want("dealer_bj_after_double", i, h.name, want - paid)], None
+    role = _lost_to_dbj(pt) if a.dealer_bj else _roles_vs(pt, _total(a.dealer_cards)[0])[0]
+    return new, [Want(role, i, h.name, -2 * paid)], owes
 
 
-def _losing_hand_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _losing_hand_collected_wrong(a: _Round, rng: random.Random) -> Out | None:
     """A losing hand (against a dealer without blackjack) is collected for the wrong amount."""
     if a.dealer_bj:
         return None
     cands = [
         (i, h)
         for h in a.all_hands()
-        if (i := _one_settle(h)) is not None
+        if (i := a.one_settle(h)) is not None
         and a.events[i]["result"] == "lose"
         and a.events[i]["amount"] > 1
         and h.surrendered is None
@@ -470,15 +680,15 @@ def _losing_hand_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Ro
     wrong = rng.choice((amount // 2, amount + 100, amount * 2))
     new = _clone(a.doc)
     new["events"][i]["amount"] = wrong
-    return new, [("lose_amount", i, wrong - amount)]
+    return new, [Want("lose_amount", i, h.name, wrong - h.stake)], wrong - amount
 
 
-def _winning_hand_collected(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _winning_hand_collected(a: _Round, rng: random.Random) -> Out | None:
     """A winning hand is collected instead of paid."""
     cands = [
         (i, h)
         for h in a.all_hands()
-        if (i := _one_settle(h)) is not None and a.events[i]["result"] == "win" and a.events[i]["amount"] > 0
+        if (i := a.one_settle(h)) is not None and a.events[i]["result"] == "win" and a.events[i]["amount"] > 0
     ]
     got = _pick(rng, cands)
     if got is None:
@@ -486,170 +696,261 @@ def _winning_hand_collected(a: _Round, rng: random.Random) -> tuple[Doc, Roles] 
     i, h = got
     new = _clone(a.doc)
     new["events"][i]["result"] = "lose"
+    amount = a.events[i]["amount"]
     dt, _ = _total(a.dealer_cards)
+    # Whether a hand won is the totals' key, whatever the dealer's up card (round-v1.md section 2.1).
     if a.is_bj(h):
-        if a.up_ace_ten:
-            role = "bj_vs_dealer_ace_ten"
-        else:
-            role = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
+        role = "bj_beats_21" if dt == 21 else "dealer_bust" if dt > 21 else "higher_total"
+        right = a.bj_pays(h.wager)
     else:
         role = "dealer_bust" if dt > 21 else "higher_total"
-    amount = a.events[i]["amount"]
-    if a.is_bj(h):
-        num, den = (6, 5) if a.elections.get("blackjack_pays") == "6:5" else (3, 2)
-        due = h.wager * num // den  # the nearer of an odd wager's two roundings to the collection
-    else:
-        due = amount
-    return new, [(role, i, due + amount)]
+        right = h.stake
+    return new, [Want(role, i, h.name, right + amount)], a.net(i) + amount
 
 
-def _push_paid(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _push_paid(a: _Round, rng: random.Random) -> Out | None:
     """A stand off (equal totals) is paid as a win."""
     if a.dealer_bj:
         return None
     cands = [
         (i, h)
         for h in a.all_hands()
-        if (i := _one_settle(h)) is not None and a.net(i) == 0 and h.surrendered is None
+        if (i := a.one_settle(h)) is not None and a.net(i) == 0 and h.surrendered is None
     ]
     got = _pick(rng, cands)
     if got is None:
         return None
     i, h = got
     new = _clone(a.doc)
-    new["events"][i] = _settle_main(a.events[i]["hand"], h.stake)
-    return new, [("equal_totals", i, -h.stake)]
+    new["events"][i] = _settle_event("main", a.events[i]["hand"], h.stake, a.events[i])
+    return new, [Want("equal_totals", i, h.name, -h.stake)], -h.stake
 
 
-def _insurance_over_half(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Insurance is accepted for more than half the wager (and settled consistently)."""
-    chip = a.elections.get("min_chip")
-    step = (chip // 2 if chip % 2 == 0 else chip) if isinstance(chip, int) else 1
-    cands = [s for s, ins in a.insurance.items() if len(ins) == 1 and len(a.ins_settles.get(s, ())) == 1]
-    s = _pick(rng, cands)
-    if s is None:
-        return None
-    i, j = a.insurance[s][0][0], a.ins_settles[s][0]
-    wager = a.wager[s]
-    over = (wager // 2 // step + 1) * step
-    if rng.random() < 0.5:
-        over += step * rng.randint(0, 3)
-    new = _clone(a.doc)
-    new["events"][i]["amount"] = over
-    settle = new["events"][j]
-    settle["amount"] = 2 * over if settle["result"] == "win" else over
-    return new, [("insurance_amount", i)]
-
-
-def _insurance_against_non_ace(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Insurance is accepted though the dealer's first card is not an ace."""
-    up = a.up
-    end = a.initial_end()
-    if up is None or up[0] == "A" or len(a.dealer) < 2 or end is None:
-        return None
-    second_at, second = a.dealer[1][0], a.hole
-    assert second is not None
-    third_at = a.dealer[2][0] if len(a.dealer) > 2 else None
-    chip = a.elections.get("min_chip")
-    step = (chip // 2 if chip % 2 == 0 else chip) if isinstance(chip, int) else 1
-    seats = [s for s, w in a.wager.items() if w // 2 >= step and a.hands[(s, 1)].even_money is None]
-    s = _pick(rng, seats)
-    if s is None:
-        return None
-    amount = a.wager[s] // 2 // step * step
-    wins = _VAL[second[0]] == 10  # the engine's and rule 9.1's test: the dealer's second card is a ten
-    ins = {"type": "insurance", "seat": s, "amount": amount}
-    settle = {
-        "type": "settle",
-        "bet": "insurance",
-        "seat": s,
-        "result": "win" if wins else "lose",
-        "amount": 2 * amount if wins else amount,
-    }
-    new = _clone(a.doc)
-    ev = new["events"]
-    at = end + 1
-    if second_at <= end:
-        # Hole-card game: settle it when the hole card is turned up (before any further dealer card).
-        reveals = [r for r in a.dealer_reveals if r > end]
-        where = reveals[0] + 1 if reveals else at
-        if third_at is not None and where > third_at:
-            return None
-    else:
-        where = second_at + 1
-    ev.insert(where, settle)
-    ev.insert(at, ins)
-    return new, [("insurance_when", at)]
-
-
-def _insurance_placed_late(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Insurance is accepted after further cards were dealt."""
-    end = a.initial_end()
-    if end is None:
-        return None
-    later = next((i for i, e in enumerate(a.events) if i > end and e["type"] == "deal"), None)
-    if later is None or a.events[later]["to"] == "dealer":
-        return None
-    cands = [
-        s
-        for s, ins in a.insurance.items()
-        if len(ins) == 1 and len(a.ins_settles.get(s, ())) == 1 and a.ins_settles[s][0] > later
-    ]
-    s = _pick(rng, cands)
-    if s is None:
-        return None
-    i = a.insurance[s][0][0]
-    new = _clone(a.doc)
-    at = _move(new["events"], i, later)  # lands right after the card (which moved down one place)
-    return new, [("insurance_timing", at)]
-
-
-def _winning_insurance_paid_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _winning_insurance_paid_wrong(a: _Round, rng: random.Random) -> Out | None:
     """Winning insurance is paid one to one."""
     cands = [
-        s
+        (s, j)
         for s, ins in a.insurance.items()
         if len(ins) == 1
-        and len(a.ins_settles.get(s, ())) == 1
-        and a.events[a.ins_settles[s][0]]["result"] == "win"
+        and (j := a.seat_settle(a.ins_settles, s)) is not None
+        and a.events[j]["result"] == "win"
     ]
-    s = _pick(rng, cands)
-    if s is None:
+    got = _pick(rng, cands)
+    if got is None:
         return None
-    j = a.ins_settles[s][0]
+    s, j = got
     insured = a.insurance[s][0][1]
+    right = a.odds(insured, 2, 1)
+    if right == insured:
+        return None
     new = _clone(a.doc)
     new["events"][j]["amount"] = insured
-    return new, [("insurance_odds", j, insured)]
+    return new, [Want("insurance_odds", j, str(s), right - insured)], a.net(j) - insured
 
 
-def _insurance_collected_late(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Losing insurance is collected after the dealer drew a further card."""
-    if len(a.dealer) < 3:
-        return None
-    third = a.dealer[2][0]
+def _initial_cards(a: _Round, seat: int) -> list[str]:
+    """The seat's first two cards (those its additional wager is decided on)."""
+    return [
+        e["card"]
+        for e in a.events
+        if e["type"] == "deal" and e["to"] != "dealer" and _hand_key(e["to"])[0] == seat
+    ][:2]
+
+
+def _losing_additional_paid(a: _Round, rng: random.Random) -> Out | None:
+    """A losing additional wager (NJ 13:69F-2.17) is paid instead of collected."""
     cands = [
-        s
-        for s, ins in a.insurance.items()
-        if len(a.ins_settles.get(s, ())) == 1
-        and a.events[a.ins_settles[s][0]]["result"] == "lose"
-        and a.ins_settles[s][0] < third
+        (s, j)
+        for s in a.additional
+        if (j := a.seat_settle(a.add_settles, s)) is not None and a.events[j]["result"] == "lose"
+    ]
+    got = _pick(rng, cands)
+    if got is None:
+        return None
+    s, j = got
+    kind, stake = a.additional[s]
+    own = [_card(c) for c in _initial_cards(a, s)]
+    paid = a.events[j]["amount"]
+    new = _clone(a.doc)
+    new["events"][j]["result"] = "win"
+    thirteen = kind in ("over_13", "under_13") and sum(_VAL[c[0]] for c in own) == 13  # (an ace counts one)
+    return (
+        new,
+        [Want("additional_13" if thirteen else "additional_outcome", j, str(s), -stake - paid)],
+        -2 * paid,
+    )
+
+
+def _settlement_dropped(a: _Round, rng: random.Random) -> Out | None:
+    """A wager (main, insurance or additional) is never settled."""
+    cands = [i for h in a.all_hands() if (i := a.one_settle(h)) is not None]
+    cands += [i for s in a.ins_settles if (i := a.seat_settle(a.ins_settles, s)) is not None]
+    cands += [i for s in a.add_settles if (i := a.seat_settle(a.add_settles, s)) is not None]
+    i = _pick(rng, cands)
+    if i is None:
+        return None
+    if len(a.dealer) < 2 and a.events[i]["bet"] == "main":
+        # (what a hand is due without the dealer's second card: see
+        # test_engine_reads_a_busted_hand_never_settled_as_owing_its_stake)
+        return None
+    new = _clone(a.doc)
+    del new["events"][i]
+    due, owes = _owed_if_missing(a, i)
+    return new, [Want("missing_settlement", None, _bet_of(a.events[i]), due or None)], owes
+
+
+def _owed_if_missing(a: _Round, i: int) -> tuple[int | None, int | None]:
+    """What a settlement left out of the record was due, from the cards (None where the record cannot tell), and
+    what leaving it out owes (None where the spec leaves it open)."""
+    e = a.events[i]
+    if e["bet"] == "insurance":
+        hole = a.hole
+        insured = a.insurance[e["seat"]][0][1]
+        due = a.odds(insured, 2, 1) if hole is not None and _VAL[hole[0]] == 10 else -insured
+        return due, a.net(i)
+    if e["bet"] == "additional":
+        # a winner's odds are on the table's layout, which we do not hold
+        return (a.net(i), a.net(i)) if a.net(i) < 0 else (None, None)
+    h = a.hands[_hand_key(e["hand"])]
+    if a.dealer_bj and a.split_seat(h.seat):
+        others = {j: a.net(j) for x in a.seat_hands[h.seat] if x is not h for j in x.settles[:1]}
+        if a.original_only:
+            # Bet by bet: what was still collectable of the original wager, up to this hand's stake.
+            _, running = _split_dbj(a, h.seat, others)
+            return -min(h.wager, max(0, a.wager[h.seat] - running)), a.net(i)
+        # (NZ, either reading: the least it could owe)
+        return min(0, max(-h.stake, -a.wager[h.seat] - sum(others.values()))), None
+    if a.dealer_bj and h.doubles and not a.is_bj(h):
+        return (-h.wager, a.net(i)) if a.original_only else (-h.stake, None)
+    if h.surrendered is not None:
+        return a.surrender_net(h.wager), a.net(i)
+    if a.is_bj(h):
+        return (0 if a.dealer_bj else a.bj_pays(h.wager)), a.net(i)
+    if a.dealer_bj:
+        return -h.stake, a.net(i)
+    return a.outcome(h, a.dealer_cards), a.net(i)
+
+
+def _settled_twice(a: _Round, rng: random.Random) -> Out | None:
+    """A hand's wager, an insurance or an additional wager is settled a second time."""
+    cands = [i for h in a.all_hands() if (i := a.one_settle(h)) is not None]
+    cands += [i for s in a.ins_settles if (i := a.seat_settle(a.ins_settles, s)) is not None]
+    cands += [i for s in a.add_settles if (i := a.seat_settle(a.add_settles, s)) is not None]
+    i = _pick(rng, cands)
+    if i is None:
+        return None
+    new = _clone(a.doc)
+    again = dict(a.events[i])
+    again.pop(_TAG, None)
+    new["events"].insert(i + 1, again)
+    net = a.net(i)
+    return new, [Want("settled_twice", i + 1, _bet_of(a.events[i]), -net or None)], -net
+
+
+def _settled_after_even_money(a: _Round, rng: random.Random) -> Out | None:
+    """A hand paid even money is settled again."""
+    cands = [h for h in a.all_hands() if h.even_money is not None and not h.settles]
+    h = _pick(rng, cands)
+    if h is None:
+        return None
+    new = _clone(a.doc)
+    at = len(new["events"])
+    paid = h.wager * 3 // 2
+    new["events"].append(_settle_main(str(h.seat), paid))
+    return new, [Want("settled_twice", at, h.name, -paid)], -paid
+
+
+def _even_money_wrong(a: _Round, rng: random.Random) -> Out | None:
+    """Even money is paid at other than one to one."""
+    cands = [h for h in a.all_hands() if h.even_money is not None]
+    h = _pick(rng, cands)
+    if h is None or h.even_money is None:
+        return None
+    i, amount = h.even_money
+    wrong = rng.choice((h.wager * 3 // 2, h.wager // 2, h.wager * 6 // 5, h.wager + 1))
+    if wrong == amount:
+        return None
+    new = _clone(a.doc)
+    new["events"][i]["amount"] = wrong
+    return new, [Want("even_money_amount", i, h.name, h.wager - wrong)], amount - wrong
+
+
+def _surrender_collected_wrong(a: _Round, rng: random.Random) -> Out | None:
+    """A surrendered hand forfeits other than half its wager (that half in whole chips)."""
+    cands = [
+        (j, h)
+        for h in a.all_hands()
+        if h.surrendered is not None and (j := a.one_settle(h)) is not None and h.wager >= 4
+    ]
+    got = _pick(rng, cands)
+    if got is None:
+        return None
+    j, h = got
+    taken = rng.choice((h.wager, h.wager // 4, 0))
+    right = a.surrender_net(h.wager)
+    if -taken == right:
+        return None
+    new = _clone(a.doc)
+    new["events"][j]["amount"] = taken
+    if taken == 0:
+        new["events"][j]["result"] = "push"
+    return new, [Want("surrender_amount", j, h.name, right + taken)], a.net(j) + taken
+
+
+def _dealer_bj_double_collects_all(a: _Round, rng: random.Random) -> Out | None:
+    """Against a dealer blackjack, a doubled hand loses its double too (NJ 19:47-2.10(b))."""
+    if not a.dealer_bj or not a.original_only:
+        return None
+    cands = [
+        (i, h)
+        for h in a.all_hands()
+        if h.doubles
+        and not a.split_seat(h.seat)
+        and (i := a.one_settle(h)) is not None
+        and a.net(i) == -h.wager
+    ]
+    got = _pick(rng, cands)
+    if got is None:
+        return None
+    i, h = got
+    new = _clone(a.doc)
+    _resettle(new, a, i, -h.stake)
+    return new, [Want("dealer_bj_after_double", i, h.name, h.stake - h.wager)], a.net(i) + h.stake
+
+
+def _dealer_bj_split_collects_all(a: _Round, rng: random.Random) -> Out | None:
+    """Against a dealer blackjack, a split seat loses every hand's wagers (NJ 13:69F-2.11(d), 19:47-2.10(b)): bet
+    by bet, each settlement past the original wager, and each double, is owed back at its settlement."""
+    if not a.dealer_bj or not a.original_only:
+        return None
+    cands = [
+        s for s, hs in a.seat_hands.items() if len(hs) > 1 and all(a.one_settle(h) is not None for h in hs)
     ]
     s = _pick(rng, cands)
     if s is None:
         return None
     new = _clone(a.doc)
-    at = _move(new["events"], a.ins_settles[s][0], third)
-    return new, [("insurance_collect_timing", at)]
+    nets = {}
+    owes = 0
+    for h in a.seat_hands[s]:
+        i = h.settles[0]
+        _resettle(new, a, i, -h.stake)
+        nets[i] = -h.stake
+        owes += a.net(i) + h.stake
+    if not owes:
+        return None
+    return new, _split_dbj_all(a, s, nets), owes
 
 
-def _dealer_draws_on_standing_total(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """The dealer draws one more card on a total on which the table's dealer must stand; every hand is settled
-    against the dealer's hand as dealt."""
+def _dealer_draws_on_standing_total(a: _Round, rng: random.Random) -> Out | None:
+    """The dealer draws one more card on a total on which the table's dealer must stand, and every hand is settled
+    against the dealer's hand with it. The draw carries no money; each settlement it changed is judged against the
+    dealer's hand before the card, and owes the difference (round-v1.md section 2.2)."""
     if len(a.dealer) < 2 or a.dealer_bj:
         return None
     role, h17 = a.draw_regime()
-    total, soft = _total(a.dealer_cards)
+    before = a.dealer_cards
+    total, soft = _total(before)
     stands = total >= 18 or (total == 17 and (not soft or h17 is False))
     if not stands:
         return None
@@ -662,32 +963,40 @@ def _dealer_draws_on_standing_total(a: _Round, rng: random.Random) -> tuple[Doc,
     for h in a.all_hands():
         if a.live(h) and any(i < pos for i in h.settles):
             return None
-    spare = [r + s for r in "A23456789TJQK" for s in "CDHS" if a.counts.get(r + s, 0) < a.decks]
-    card = _pick(rng, spare)
+    card = _spare_card(a, rng)
     if card is None:
         return None
-    dealer = [*a.dealer_cards, card]
+    drawn = [*before, card]
     new = _clone(a.doc)
     ev = new["events"]
-    owed: int | None = None  # had the dealer stood: what the players were owed, over the hands it changed
+    wants: Expected = [Want(role, pos, "dealer")]
+    owes = 0
     for h in a.all_hands():
         if h.surrendered is not None or h.even_money is not None or len(h.settles) != 1:
             continue
         i = h.settles[0]
-        if i >= pos:
-            net = a.outcome(h, dealer)
-            _resettle(new, a, i, net)
-            if net != a.net(i):
-                owed = (owed or 0) + a.net(i) - net
+        if i < pos or a.corrected(i):
+            continue
+        paid = a.outcome(h, drawn)
+        _resettle(new, a, i, paid)
+        right = a.outcome(h, before)
+        if paid != right:
+            roles = _roles_vs(_total(h.values)[0], total)
+            wants.append(Want(_role(right, paid, roles), i + 1, h.name, right - paid))
+        owes += a.net(i) - paid
     ev.insert(pos, {"type": "deal", "to": "dealer", "card": card})
-    return new, [(role, pos, owed)]
+    return new, wants, owes
 
 
-def _dealer_stops_short(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """The dealer stops on a total on which the table's dealer must draw (the last card drawn is taken out of
-    the record and every hand settled against the shorter hand)."""
+def _dealer_stops_short(a: _Round, rng: random.Random) -> Out | None:
+    """The dealer stops on a total on which the table's dealer must draw (the last card drawn is taken out of the
+    record and every hand settled against the shorter hand, which is how the settlements are judged: the hand the
+    dealer should have had cannot be known)."""
     if len(a.dealer) < 3 or a.dealer_bj:
         return None
+    first = a.first_deal()
+    if any(first is not None and b > first for b in a.burns) or a.corrections:
+        return None  # (a burn after the last card would come while the dealer was still to draw)
     role, h17 = a.draw_regime()
     before = a.dealer_cards[:-1]
     total, soft = _total(before)
@@ -702,52 +1011,52 @@ def _dealer_stops_short(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | No
     for h in a.all_hands():
         if h.surrendered is not None or h.even_money is not None or len(h.settles) != 1:
             continue
-        if h.settles[0] > last:
+        if h.settles[0] > last and not a.corrected(h.settles[0]):
             _resettle(new, a, h.settles[0], a.outcome(h, before))
     del new["events"][last]
-    return new, [(role, None)]
+    return new, [Want(role, None, "dealer")], 0
 
 
-def _double_for_more(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _double_for_more(a: _Round, rng: random.Random) -> Out | None:
     """A double down for more than the hand's wager (the hand settled on its whole stake)."""
     if a.dealer_bj:
         return None
-    cands = [h for h in a.all_hands() if len(h.doubles) == 1 and len(h.settles) == 1]
-    h = _pick(rng, cands)
-    if h is None:
+    cands = [(h, j) for h in a.all_hands() if len(h.doubles) == 1 and (j := a.one_settle(h)) is not None]
+    got = _pick(rng, cands)
+    if got is None:
         return None
+    h, j = got
     i, _ = h.doubles[0]
     more = h.wager + rng.choice((1, 100, max(1, h.wager // 2), h.wager))
     new = _clone(a.doc)
     new["events"][i]["amount"] = more
-    j = h.settles[0]
     net = a.net(j)
     stake = h.wager + more
     _resettle(new, a, j, stake if net > 0 else -stake if net < 0 else 0)
-    return new, [("double_amount", i)]
+    return new, [Want("double_amount", i, h.name)], 0
 
 
-def _split_wager_differs(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _split_wager_differs(a: _Round, rng: random.Random) -> Out | None:
     """A split for a wager other than the original (the new hand settled on its wager)."""
     if a.dealer_bj:
         return None
-    cands = [h for h in a.all_hands() if h.created_by is not None and len(h.settles) == 1]
-    h = _pick(rng, cands)
-    if h is None:
+    cands = [(h, j) for h in a.all_hands() if h.created_by is not None and (j := a.one_settle(h)) is not None]
+    got = _pick(rng, cands)
+    if got is None:
         return None
+    h, j = got
     i = h.created_by
     assert i is not None
     amount = h.wager + rng.choice((100, max(1, h.wager // 2), h.wager))
     new = _clone(a.doc)
     new["events"][i]["amount"] = amount
-    j = h.settles[0]
     net = a.net(j)
-    stake = amount + sum(x for _, x in h.doubles)
+    stake = amount + h.doubled
     _resettle(new, a, j, stake if net > 0 else -stake if net < 0 else 0)
-    return new, [("split_amount", i)]
+    return new, [Want("split_amount", i, _norm(a.events[i]["hand"]))], 0
 
 
-def _blackjack_settled_early(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _blackjack_settled_early(a: _Round, rng: random.Random) -> Out | None:
     """A blackjack against a dealer ace or ten is settled before the dealer's second card (NZ r 8.2)."""
     if not a.up_ace_ten or len(a.dealer) < 2:
         return None
@@ -756,111 +1065,129 @@ def _blackjack_settled_early(a: _Round, rng: random.Random) -> tuple[Doc, Roles]
     if end is None or second <= end:
         return None
     cands = [
-        h
+        (h, i)
         for h in a.all_hands()
-        if a.is_bj(h) and h.even_money is None and len(h.settles) == 1 and h.settles[0] > second
+        if a.is_bj(h) and h.even_money is None and (i := a.one_settle(h)) is not None and i > second
     ]
-    h = _pick(rng, cands)
-    if h is None:
+    got = _pick(rng, cands)
+    if got is None:
         return None
+    h, i = got
     at = end + 1 if rng.random() < 0.5 else second  # right after the initial deal, or just before the card
     new = _clone(a.doc)
-    _move(new["events"], h.settles[0], at)
-    return new, [("bj_paid_early", at)]
+    _move(new["events"], i, at)
+    return new, [Want("bj_paid_early", at, h.name)], 0
 
 
-def _settlement_dropped(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """A wager (main, insurance or additional) is never settled."""
-    cands = [i for h in a.all_hands() for i in h.settles[:1]]
-    cands += [v[0] for v in a.ins_settles.values()]
-    cands += [v[0] for v in a.add_settles.values()]
-    i = _pick(rng, cands)
-    if i is None:
+def _insurance_over_half(a: _Round, rng: random.Random) -> Out | None:
+    """Insurance is accepted for more than half the wager (and settled consistently)."""
+    step = a.chip // 2 if a.chip % 2 == 0 else a.chip
+    cands = [
+        s for s, ins in a.insurance.items() if len(ins) == 1 and a.seat_settle(a.ins_settles, s) is not None
+    ]
+    s = _pick(rng, cands)
+    if s is None:
         return None
+    i, j = a.insurance[s][0][0], a.ins_settles[s][0]
+    wager = a.wager[s]
+    over = (wager // 2 // step + 1) * step
+    if rng.random() < 0.5:
+        over += step * rng.randint(0, 3)
     new = _clone(a.doc)
-    del new["events"][i]
-    return new, [("missing_settlement", None, _owed_if_missing(a, i))]
+    new["events"][i]["amount"] = over
+    settle = new["events"][j]
+    settle["amount"] = a.odds(over, 2, 1) if settle["result"] == "win" else over
+    return new, [Want("insurance_amount", i, str(s))], 0
 
 
-def _owed_if_missing(a: _Round, i: int) -> int | None:
-    """What a settlement left out of the record was owed (the engine says so where the record tells)."""
-    e = a.events[i]
-    if e["bet"] == "insurance":
-        return a.net(i)
-    if e["bet"] == "additional":
-        return a.net(i) if a.net(i) < 0 else None  # a winner's odds are on the layout, which we do not hold
-    h = a.hands[_hand_key(e["hand"])]
-    if a.dealer_bj and a.split_seat(h.seat):
-        return None  # owed by the box as a whole
-    if a.dealer_bj and h.doubles and a.ruleset.params.get("dealer_blackjack_collects") != "original_only":
-        return -h.stake  # either reading is accepted; the engine quotes the first
-    if a.is_bj(h) and not a.dealer_bj:
-        num, den = (6, 5) if a.elections.get("blackjack_pays") == "6:5" else (3, 2)
-        return h.wager * num // den
-    return a.net(i)
-
-
-def _settled_twice(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """A hand's wager, an insurance or an additional wager is settled a second time."""
-    cands = [i for h in a.all_hands() if len(h.settles) == 1 for i in h.settles]
-    cands += [v[0] for v in a.ins_settles.values() if len(v) == 1]
-    cands += [v[0] for v in a.add_settles.values() if len(v) == 1]
-    i = _pick(rng, cands)
-    if i is None:
+def _insurance_against_non_ace(a: _Round, rng: random.Random) -> Out | None:
+    """Insurance is accepted though the dealer's first card is not an ace."""
+    up = a.up
+    end = a.initial_end()
+    if up is None or up[0] == "A" or len(a.dealer) < 2 or end is None:
         return None
+    second_at, second = a.dealer[1][0], a.hole
+    assert second is not None
+    third_at = a.dealer[2][0] if len(a.dealer) > 2 else None
+    step = a.chip // 2 if a.chip % 2 == 0 else a.chip
+    seats = [s for s, w in a.wager.items() if w // 2 >= step and a.hands[(s, 1)].even_money is None]
+    s = _pick(rng, seats)
+    if s is None:
+        return None
+    amount = a.wager[s] // 2 // step * step
+    wins = _VAL[second[0]] == 10  # the engine's and rule 9.1's test: the dealer's second card is a ten
+    ins = {"type": "insurance", "seat": s, "amount": amount}
+    settle = {
+        "type": "settle",
+        "bet": "insurance",
+        "seat": s,
+        "result": "win" if wins else "lose",
+        "amount": a.odds(amount, 2, 1) if wins else amount,
+    }
     new = _clone(a.doc)
-    new["events"].insert(i + 1, dict(a.events[i]))
-    return new, [("settled_twice", i + 1, -a.net(i))]
+    ev = new["events"]
+    at = end + 1
+    if second_at <= end:
+        # Hole-card game: settle it when the hole card is turned up (before any further dealer card).
+        reveals = [r for r in a.dealer_reveals if r > end]
+        where = reveals[0] + 1 if reveals else at
+        if third_at is not None and where > third_at:
+            return None
+    else:
+        where = second_at + 1
+    ev.insert(where, settle)
+    ev.insert(at, ins)
+    return new, [Want("insurance_when", at, str(s))], 0
 
 
-def _settled_after_even_money(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """A hand paid even money is settled again."""
-    cands = [h for h in a.all_hands() if h.even_money is not None and not h.settles]
-    h = _pick(rng, cands)
-    if h is None:
+def _insurance_placed_late(a: _Round, rng: random.Random) -> Out | None:
+    """Insurance is accepted after further cards were dealt."""
+    end = a.initial_end()
+    if end is None:
         return None
+    later = next((i for i, e in enumerate(a.events) if i > end and e["type"] == "deal"), None)
+    if later is None or a.events[later]["to"] == "dealer":
+        return None
+    cands = [
+        s
+        for s, ins in a.insurance.items()
+        if len(ins) == 1 and (j := a.seat_settle(a.ins_settles, s)) is not None and j > later
+    ]
+    s = _pick(rng, cands)
+    if s is None:
+        return None
+    i = a.insurance[s][0][0]
     new = _clone(a.doc)
-    at = len(new["events"])
-    new["events"].append(_settle_main(str(h.seat), h.wager * 3 // 2))
-    return new, [("settled_twice", at, -(h.wager * 3 // 2))]
+    at = _move(new["events"], i, later)  # lands right after the card (which moved down one place)
+    return new, [Want("insurance_timing", at, str(s))], 0
 
 
-def _even_money_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Even money is paid at other than one to one."""
-    cands = [h for h in a.all_hands() if h.even_money is not None]
-    h = _pick(rng, cands)
-    if h is None or h.even_money is None:
+def _insurance_collected_late(a: _Round, rng: random.Random) -> Out | None:
+    """Losing insurance is collected after the dealer drew a further card."""
+    if len(a.dealer) < 3:
         return None
-    i, amount = h.even_money
-    wrong = rng.choice((h.wager * 3 // 2, h.wager // 2, h.wager * 6 // 5, h.wager + 1))
-    if wrong == amount:
+    third = a.dealer[2][0]
+    cands = [
+        (s, j)
+        for s in a.insurance
+        if (j := a.seat_settle(a.ins_settles, s)) is not None
+        and a.events[j]["result"] == "lose"
+        and j < third
+    ]
+    got = _pick(rng, cands)
+    if got is None:
         return None
+    s, j = got
     new = _clone(a.doc)
-    new["events"][i]["amount"] = wrong
-    return new, [("even_money_amount", i, h.wager - wrong)]
-
-
-def _surrender_collected_wrong(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """A surrendered hand forfeits other than half its wager."""
-    cands = [h for h in a.all_hands() if h.surrendered is not None and len(h.settles) == 1 and h.wager >= 4]
-    h = _pick(rng, cands)
-    if h is None:
-        return None
-    j = h.settles[0]
-    taken = rng.choice((h.wager, h.wager // 4, 0))
-    new = _clone(a.doc)
-    new["events"][j]["amount"] = taken
-    if taken == 0:
-        new["events"][j]["result"] = "push"
-    want = min((-(h.wager // 2), -((h.wager + 1) // 2)), key=lambda n: abs(n + taken))
-    return new, [("surrender_amount", j, want + taken)]
+    at = _move(new["events"], j, third)
+    return new, [Want("insurance_collect_timing", at, str(s))], 0
 
 
 def _double_face(a: _Round) -> str:
     return str(a.elections.get("double_card") or "face_up")
 
 
-def _double_card_face_down(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _double_card_face_down(a: _Round, rng: random.Random) -> Out | None:
     """At a table that deals double-down cards face up, one is dealt face down (and turned up at its
     settlement, after the dealer has drawn)."""
     if _double_face(a) != "face_up" or not a.dealer:
@@ -882,10 +1209,10 @@ def _double_card_face_down(a: _Round, rng: random.Random) -> tuple[Doc, Roles] |
     ev[card[0]]["face"] = "down"
     j = h.settles[0]
     ev.insert(j, {"type": "reveal", "to": ev[j]["hand"], "card": card[1]})
-    return new, [("double_card_face", card[0])]
+    return new, [Want("double_card_face", card[0], h.name)], 0
 
 
-def _double_card_face_up(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _double_card_face_up(a: _Round, rng: random.Random) -> Out | None:
     """At a table that deals double-down cards face down, one is dealt face up."""
     if _double_face(a) != "face_down":
         return None
@@ -907,10 +1234,10 @@ def _double_card_face_up(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | N
     ev = new["events"]
     ev[card[0]].pop("face", None)
     del ev[j]
-    return new, [("double_card_face", card[0])]
+    return new, [Want("double_card_face", card[0], h.name)], 0
 
 
-def _six_five_stands_soft_17(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _six_five_stands_soft_17(a: _Round, rng: random.Random) -> Out | None:
     """A 6 to 5 table elects to stand on soft 17."""
     if not a.has_rules or a.elections.get("blackjack_pays") != "6:5":
         return None
@@ -918,10 +1245,10 @@ def _six_five_stands_soft_17(a: _Round, rng: random.Random) -> tuple[Doc, Roles]
         return None
     new = _clone(a.doc)
     new["table"]["rules"]["dealer_soft_17"] = "stand"
-    return new, [("elect_6to5_soft17", None)]
+    return new, [Want("elect_6to5_soft17", None, None)], 0
 
 
-def _additional_collected_late(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _additional_collected_late(a: _Round, rng: random.Random) -> Out | None:
     """A losing additional wager is collected after further cards were dealt to the players (NJ 2.17(d))."""
     firsts: dict[tuple[int, int], int] = {}
     later = None
@@ -933,53 +1260,21 @@ def _additional_collected_late(a: _Round, rng: random.Random) -> tuple[Doc, Role
             break
     if later is None:
         return None
-    cands = [s for s, v in a.add_settles.items() if len(v) == 1 and a.net(v[0]) < 0 and v[0] < later]
-    s = _pick(rng, cands)
-    if s is None:
-        return None
-    new = _clone(a.doc)
-    at = _move(new["events"], a.add_settles[s][0], later)
-    return new, [("additional_timing", at)]
-
-
-def _dealer_bj_double_collects_all(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Against a dealer blackjack, a doubled hand loses its double too (NJ 19:47-2.10(b))."""
-    if not a.dealer_bj or a.ruleset.params.get("dealer_blackjack_collects") != "original_only":
-        return None
     cands = [
-        h
-        for h in a.all_hands()
-        if h.doubles and not a.split_seat(h.seat) and len(h.settles) == 1 and a.net(h.settles[0]) == -h.wager
+        (s, j)
+        for s in a.add_settles
+        if (j := a.seat_settle(a.add_settles, s)) is not None and a.net(j) < 0 and j < later
     ]
-    h = _pick(rng, cands)
-    if h is None:
+    got = _pick(rng, cands)
+    if got is None:
         return None
+    s, j = got
     new = _clone(a.doc)
-    _resettle(new, a, h.settles[0], -h.stake)
-    return new, [("dealer_bj_after_double", h.settles[0], h.stake - h.wager)]
+    at = _move(new["events"], j, later)
+    return new, [Want("additional_timing", at, str(s))], 0
 
 
-def _dealer_bj_split_collects_all(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """Against a dealer blackjack, a split seat loses its split wagers too (NJ 13:69F-2.11(d))."""
-    if not a.dealer_bj or a.ruleset.params.get("dealer_blackjack_collects") != "original_only":
-        return None
-    cands = [s for s, hs in a.seat_hands.items() if len(hs) > 1 and all(len(h.settles) == 1 for h in hs)]
-    s = _pick(rng, cands)
-    if s is None:
-        return None
-    new = _clone(a.doc)
-    roles: Roles = []
-    for h in a.seat_hands[s]:
-        _resettle(new, a, h.settles[0], -h.stake)
-        if h.doubles:
-            # A double collected from a split hand breaches 19:47-2.10(b) as well.
-            roles.append(("dealer_bj_after_double", h.settles[0], h.stake - h.wager))
-    # The doubles owed back above, the split wagers are owed back too: all but the original wager.
-    owed = (len(a.seat_hands[s]) - 1) * a.wager[s]
-    return new, [*roles, ("dealer_bj_after_split", max(h.settles[0] for h in a.seat_hands[s]), owed)]
-
-
-def _wager_outside_limits(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _wager_outside_limits(a: _Round, rng: random.Random) -> Out | None:
     """A wager is accepted outside the table's posted limits (the record's limits are moved past it)."""
     if not a.has_rules:
         return None
@@ -995,37 +1290,11 @@ def _wager_outside_limits(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | 
         if rules.get("max_wager", rules["min_wager"]) < rules["min_wager"]:
             del rules["max_wager"]
     lo, hi = rules.get("min_wager"), rules.get("max_wager")
-    out = sum(1 for w in wagers if lo is not None and w < lo or hi is not None and w > hi)
-    return new, [("wager_limits", None)] * out
-
-
-# ---------------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Mutation:
-    name: str
-    fn: Callable[[_Round, random.Random], tuple[Doc, Roles] | None]
-
-    @property
-    def doc(self) -> str:
-        return (self.fn.__doc__ or "").strip()
-
-    def apply(self, round_: Doc, rng: random.Random) -> tuple[Doc, Expected] | None:
-        """The mutated round and its expected findings, or None where this mutation does not apply."""
-        return _apply(self, _Round(round_), rng)
+    out = [s for s, w in a.wager.items() if lo is not None and w < lo or hi is not None and w > hi]
+    return new, [Want("wager_limits", None, str(s)) for s in out], 0
 
 
 # --- The state of play (round-v1.md section 2.1) ------------------------------------------------------------------
-
-
-def _spare_card(a: _Round, rng: random.Random, most: int = 11) -> str | None:
-    """A card the shoe still holds (not dealt as often as the decks hold it), worth at most ``most`` points (an
-    ace counted one)."""
-    cards = [
-        r + s for r in "A23456789TJQK" for s in "CDHS" if _VAL[r] <= most and a.counts.get(r + s, 0) < a.decks
-    ]
-    return _pick(rng, cards)
 
 
 def _complete_by_rule(a: _Round, h: _Hand) -> list[str]:
@@ -1043,12 +1312,68 @@ def _complete_by_rule(a: _Round, h: _Hand) -> list[str]:
     return []
 
 
-def _card_after_settlement(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+_CONTESTED = "contested"
+
+
+def _split_waits(a: _Round, h: _Hand, at: int) -> str | None:
+    """For a card at event ``at`` to split hand ``h``, complete only because it stood or was settled: the box's
+    hand still to be completed first (13:69F-2.11(b): one waiting for its second card), None if every other hand of
+    the box is complete, or _CONTESTED where another hand stood only implicitly (play moved on from it with no
+    stand recorded): complete by the spec (section 2.1), which the engine reads otherwise (see the property tests'
+    ``test_engine_reads_*``)."""
+    waiting = []
+    for g in a.seat_hands[h.seat]:
+        if g is h or any(i < at for i in g.settles) or g.surrendered is not None and g.surrendered < at:
+            continue
+        cards = g.values_before(at)
+        if len(cards) < 2:
+            waiting.append(g)
+            continue
+        split_ace = (g.created_by is not None or g.splits) and cards[0][0] == "A"
+        doubled = any(d < at for d, _ in g.doubles)
+        if _total(cards)[0] >= 21 or split_ace or doubled or any(i < at for i in g.stands):
+            continue
+        return _CONTESTED
+    return waiting[0].name if waiting else None
+
+
+def _dbj_known(a: _Round) -> int | None:
+    """Where the dealer's blackjack was known before the players acted: a peek that showed it, or, at a table that
+    peeks (its peek may go unrecorded), the end of the initial deal that dealt it (round-v1.md section 2.1)."""
+    if a.dbj_peek is not None:
+        return a.dbj_peek
+    if a.elections.get("peek") is True and a.dealer_bj and len(a.dealer) >= 2:
+        end = a.initial_end()
+        if end is not None and a.dealer[1][0] <= end:
+            # (insurance and even money are offered before the players act, so after the peek)
+            offers = [i for v in a.insurance.values() for i, _ in v]
+            offers += [h.even_money[0] for h in a.all_hands() if h.even_money is not None]
+            return max([end, *offers])
+    return None
+
+
+def _card_to_complete(a: _Round, h: _Hand, at: int) -> Expected | None:
+    """The findings of a card (or a hit) at event ``at`` on hand ``h``, complete; None where contested."""
+    roles = _complete_by_rule(a, h)
+    if roles:
+        return [Want(role, at, h.name) for role in roles]
+    if _dbj_known(a) is not None:
+        return [Want("play_after_dealer_bj", at, h.name)]
+    if a.split_seat(h.seat):
+        waits = _split_waits(a, h, at)
+        if waits == _CONTESTED:
+            return None
+        if waits is not None:
+            return [Want("split_order", at, waits)]
+    return [Want("card_to_complete_hand", at, h.name)]
+
+
+def _card_after_settlement(a: _Round, rng: random.Random) -> Out | None:
     """A card (with or without a recorded hit) is dealt to a hand after it was settled; the settlement stands as it
     was, judged by the hand it settled."""
     cands = []
     for h in a.all_hands():
-        settled = h.even_money[0] if h.even_money else _one_settle(h)
+        settled = h.even_money[0] if h.even_money else a.one_settle(h)
         if settled is None:
             continue
         after = max([settled, *(i for i, _, _ in a.dealer), *a.dealer_reveals, *(i for i, _ in h.reveals)])
@@ -1058,25 +1383,39 @@ def _card_after_settlement(a: _Round, rng: random.Random) -> tuple[Doc, Roles] |
     if got is None or card is None:
         return None
     h, after = got
-    roles = _complete_by_rule(a, h)
-    if not roles:
-        roles = ["play_after_dealer_bj" if a.dbj_peek is not None else "card_to_complete_hand"]
-    new = _clone(a.doc)
     at = after + 1
+    wants = _card_to_complete(a, h, at)
+    if wants is None:
+        return None
+    wants += _paid_before_the_card(a, h, at)
+    new = _clone(a.doc)
     inserted = [{"type": "deal", "to": h.name, "card": card}]
     if rng.random() < 0.5:
         inserted.insert(0, {"type": "hit", "hand": h.name})
     new["events"][at:at] = inserted
-    return new, [(role, at) for role in roles]
+    return new, wants, 0
 
 
-def _hit_after_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
+def _paid_before_the_card(a: _Round, h: _Hand, at: int) -> Expected:
+    """NZ 8.2: a blackjack against a dealer ace or ten is not paid (or its cards removed: settled) "until all other
+    cards have been dealt to the players": one settled before a card (at event ``at``) to another hand was settled
+    too early."""
+    if "bj_paid_early" not in a.ruleset.roles or not a.up_ace_ten:
+        return []
+    return [
+        Want("bj_paid_early", i, x.name)
+        for x in a.all_hands()
+        if x is not h and a.is_bj(x) and x.settles and (i := x.settles[0]) < at
+    ]
+
+
+def _hit_after_stand(a: _Round, rng: random.Random) -> Out | None:
     """A hand that stood takes a hit and a card that does not bust it; it is settled as it then stood."""
     if a.dealer_bj or len(a.dealer) < 2:
         return None
     cands = []
     for h in a.all_hands():
-        if not h.stands or h.doubles or h.surrendered is not None or h.even_money or len(h.settles) != 1:
+        if not h.stands or h.doubles or h.surrendered is not None or h.even_money or a.one_settle(h) is None:
             continue
         total, _ = _total(h.values)
         if total >= 21 or (h.created_by is not None or h.splits) and h.values[0][0] == "A":
@@ -1093,21 +1432,27 @@ def _hit_after_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
     if card is None:
         return None
     k = h.stands[0]
+    wants = _card_to_complete(a, h, k + 1)
+    if wants is None:
+        return None
     new = _clone(a.doc)
     ev = new["events"]
     ev[k + 1 : k + 1] = [{"type": "hit", "hand": h.name}, {"type": "deal", "to": h.name, "card": card}]
     held = _Hand(h.seat, h.num, h.wager, cards=[*h.cards, (k + 2, card, "up")])
     _resettle(new, a, h.settles[0] + 2, a.outcome(held, a.dealer_cards))
-    return new, [("card_to_complete_hand", k + 1)]
+    return new, wants, 0
 
 
-def _late_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """The stand on an incomplete hand is recorded after a card went to another hand (a later split hand of its
-    box, a later box, or the dealer): play went on before the hand was complete."""
+def _late_stand(a: _Round, rng: random.Random) -> Out | None:
+    """The stand on an incomplete hand is recorded after play went on: after a card to another hand (a later split
+    hand of its box, a later box, the dealer) or, in a hole-card game, after the dealer's hole card was turned up
+    (which begins the dealer's play, round-v1.md section 2.1). The finding is at that premature event."""
     end = a.initial_end()
-    if end is None or a.dbj_peek is not None:
+    if end is None or a.dealer_bj:
         return None
-    deals = [(i, e["to"]) for i, e in enumerate(a.events) if i > end and e["type"] == "deal"]
+    moves = [(i, e["to"]) for i, e in enumerate(a.events) if i > end and e["type"] == "deal"]
+    moves += [(i, "dealer") for i in a.dealer_reveals if i > end]
+    moves.sort()
     cands = []
     for h in a.all_hands():
         total, _ = _total(h.values)
@@ -1117,7 +1462,7 @@ def _late_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
         if a.is_bj(h):
             continue
         last = max([c[0] for c in h.cards] + h.splits)
-        elsewhere = next((i for i, to in deals if i > last and to != h.name and _other(to, h)), None)
+        elsewhere = next((i for i, to in moves if i > last and to != h.name and _other(to, h)), None)
         if elsewhere is not None:
             cands.append((h, elsewhere))
     got = _pick(rng, cands)
@@ -1130,7 +1475,7 @@ def _late_stand(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
         del ev[k]
     at = elsewhere - sum(1 for k in h.stands if k < elsewhere)
     ev.insert(at + 1, {"type": "stand", "hand": h.name})
-    return new, [("split_order" if a.split_seat(h.seat) else "play_out_of_turn", at)]
+    return new, [Want("split_order" if a.split_seat(h.seat) else "play_out_of_turn", at, h.name)], 0
 
 
 def _other(to: str, h: _Hand) -> bool:
@@ -1141,33 +1486,330 @@ def _other(to: str, h: _Hand) -> bool:
     return seat > h.seat or (seat == h.seat and num != h.num)
 
 
-def _play_after_dealer_blackjack(a: _Round, rng: random.Random) -> tuple[Doc, Roles] | None:
-    """After a peek showed the dealer's blackjack, a hand that is not a blackjack hits and is dealt a card."""
-    if a.dbj_peek is None:
+def _play_after_dealer_blackjack(a: _Round, rng: random.Random) -> Out | None:
+    """After the dealer's blackjack was known (a peek showed it, or the table peeks), a hand that is not a
+    blackjack hits and is dealt a card."""
+    known = _dbj_known(a)
+    if known is None:
         return None
     cands = [h for h in a.all_hands() if not a.is_bj(h) and h.even_money is None]
     h = _pick(rng, cands)
     card = _spare_card(a, rng)
     if h is None or card is None:
         return None
-    at = rng.randint(a.dbj_peek + 1, len(a.events))
+    at = rng.randint(known + 1, len(a.events))
     inserted = [{"type": "deal", "to": h.name, "card": card}]
     if rng.random() < 0.7:
         inserted.insert(0, {"type": "hit", "hand": h.name})
     new = _clone(a.doc)
     new["events"][at:at] = inserted
-    return new, [("play_after_dealer_bj", at)]
+    return new, [Want("play_after_dealer_bj", at, h.name)], 0
 
 
-def _apply(m: Mutation, a: _Round, rng: random.Random) -> tuple[Doc, Expected] | None:
+# --- What real tables also record (round-v1.md section 2.3) ----------------------------------------------------------
+
+
+def _burn_during_play(a: _Round, rng: random.Random) -> Out | None:
+    """A card is burned between the round's first card and the dealer's complete hand: right before a card to a
+    player, or before a card the dealer had to draw."""
+    first = a.first_deal()
+    if first is None or a.dealer_bj:
+        return None
+    cands = [i for i, _ in a.player_deals if i > first]
+    live = any(
+        a.live(h) for h in a.all_hands()
+    )  # (with none, the dealer needs no card: its hand is complete)
+    for k in range(2, len(a.dealer)):
+        if live and _total(a.dealer_cards[:k])[0] < 17:
+            cands.append(a.dealer[k][0])
+    at = _pick(rng, cands)
+    card = _spare_card(a, rng)
+    if at is None or card is None:
+        return None
+    burn: Doc = {"type": "burn", "card": card}
+    if rng.random() < 0.3:
+        burn["face"] = "up"
+    new = _clone(a.doc)
+    new["events"].insert(at, burn)
+    return new, [Want("card_burned_during_play", at, None)], 0
+
+
+def _returns(a: _Round) -> list[int]:
+    """The settlements that returned a voided round's wagers (after the void, moving nothing)."""
+    v = a.void_at
+    if v is None:
+        return []
+    return [
+        i
+        for i, e in enumerate(a.events)
+        if i > v and e["type"] == "settle" and a.net(i) == 0 and "corrects" not in e and not a.corrected(i)
+    ]
+
+
+def _void_wager_won_or_lost(a: _Round, rng: random.Random) -> Out | None:
+    """In a voided round, a wager still in play at the void is paid or collected instead of returned."""
+    j = _pick(rng, _returns(a))
+    if j is None:
+        return None
+    e = a.events[j]
+    if e["bet"] == "main":
+        stake = a.hands[_hand_key(e["hand"])].stake
+    elif e["bet"] == "insurance":
+        stake = a.insurance[e["seat"]][0][1]
+    else:
+        stake = a.additional[e["seat"]][1]
+    net = rng.choice((stake, -stake, max(1, stake // 2), -max(1, stake // 2)))
+    new = _clone(a.doc)
+    new["events"][j] = _settle_event(e["bet"], e["hand"] if e["bet"] == "main" else e["seat"], net, e)
+    return new, [Want("void_wager_not_returned", j, _bet_of(e), -net)], -net
+
+
+def _void_wager_never_returned(a: _Round, rng: random.Random) -> Out | None:
+    """In a voided round, a wager still in play at the void is never returned."""
+    j = _pick(rng, _returns(a))
+    if j is None:
+        return None
+    new = _clone(a.doc)
+    del new["events"][j]
+    return new, [Want("void_wager_not_returned", None, _bet_of(a.events[j]))], 0
+
+
+def _play_after_void(a: _Round, rng: random.Random) -> Out | None:
+    """After the void, a card is dealt (to a hand in play or to the dealer) or a player takes a decision."""
+    v = a.void_at
+    if v is None:
+        return None
+    hands = [_norm(a.events[j]["hand"]) for j in _returns(a) if a.events[j]["bet"] == "main"]
+    if not hands:
+        return None
+    at = rng.randint(v + 1, len(a.events))
+    name = hands[int(rng.random() * len(hands))]
+    h = a.hands[_hand_key(name)]
+    x = rng.random()
+    ev: Doc
+    if x < 0.3:
+        card = _spare_card(a, rng)
+        if card is None:
+            return None
+        ev = {"type": "deal", "to": name, "card": card}
+    elif x < 0.45:
+        card = _spare_card(a, rng)
+        if card is None:
+            return None
+        ev, name = {"type": "deal", "to": "dealer", "card": card}, "dealer"
+    elif x < 0.7:
+        ev = {"type": "hit", "hand": name}
+    elif x < 0.85:
+        ev = {"type": "double", "hand": name, "amount": h.wager}
+    else:
+        ev, name = {"type": "insurance", "seat": h.seat, "amount": max(1, a.wager[h.seat] // 2)}, str(h.seat)
+    new = _clone(a.doc)
+    new["events"].insert(at, ev)
+    return new, [Want("play_after_void", at, name)], 0
+
+
+# Payout errors on one settlement, changed in place: a correction can restate any of them.
+_ONE_SETTLEMENT: list[Callable[[_Round, random.Random], Out | None]] = [
+    _win_paid_wrong,
+    _blackjack_paid_even,
+    _losing_hand_paid,
+    _losing_hand_collected_wrong,
+    _winning_hand_collected,
+    _push_paid,
+    _winning_insurance_paid_wrong,
+    _surrender_collected_wrong,
+    _dealer_bj_double_collects_all,
+    _losing_additional_paid,
+]
+
+
+def _one_wrong(a: _Round, rng: random.Random) -> tuple[int, Doc, Want] | None:
+    """A payout error on one settlement, in place: (its event, the wrong settlement, its finding by role)."""
+    for k in rng.sample(range(len(_ONE_SETTLEMENT)), len(_ONE_SETTLEMENT)):
+        out = _ONE_SETTLEMENT[k](a, rng)
+        if out is None:
+            continue
+        new, wants, owes = out
+        if len(wants) != 1 or wants[0].event is None or wants[0].amount is None or owes is None:
+            continue  # (one finding at the settlement, with what it owes)
+        i = wants[0].event
+        if len(new["events"]) != len(a.events) or any(
+            x != y for j, (x, y) in enumerate(zip(new["events"], a.events, strict=True)) if j != i
+        ):
+            continue
+        wrong = dict(new["events"][i])
+        wrong.pop(_TAG, None)
+        return i, wrong, wants[0]
+    return None
+
+
+def _correction(a: _Round, rng: random.Random, k: int, fix: Doc) -> tuple[Doc, int]:
+    """The round with ``fix`` recorded as a correction of settlement ``k``: right after it, or at the end of the
+    round. Returns the new round (its settlement ``k`` as in ``a``) and the correction's event."""
+    new = _clone(a.doc)
+    fix = {key: v for key, v in fix.items() if key != _TAG}
+    fix["corrects"] = k
+    at = k + 1 if rng.random() < 0.5 else len(new["events"])
+    new["events"].insert(at, fix)
+    return new, at
+
+
+def _right_correction(a: _Round, rng: random.Random) -> Out | None:
+    """A wrong settlement is corrected at the table to the right amount: its finding stays, with the correction,
+    and nothing is still owed."""
+    got = _one_wrong(a, rng)
+    if got is None:
+        return None
+    k, wrong, want = got
+    right = a.events[k]
+    new, c = _correction(a, rng, k, right)
+    new["events"][k] = {**wrong, **({_TAG: right[_TAG]} if _TAG in right else {})}
+    return new, [want._replace(amount=0, corrected_by=c, corrected_actual=a.net(k))], 0
+
+
+def _wrong_correction(a: _Round, rng: random.Random) -> Out | None:
+    """A wrong settlement is corrected at the table to another wrong amount (of the same sign): its finding stays at
+    the settlement, with the correction, for what is still owed."""
+    got = _one_wrong(a, rng)
+    if got is None:
+        return None
+    k, wrong, want = got
+    right_net = a.net(k)
+    first = _net_of(wrong)
+    if first == 0:
+        return None
+    steps = (a.chip, -a.chip, 100, -100, 1, (right_net - first) // 2)
+    cands = [first + d for d in steps if d and _sign(first + d) == _sign(first) and first + d != right_net]
+    second = _pick(rng, cands)
+    if second is None:
+        return None
+    bet = wrong["bet"]
+    fix = _settle_event(bet, wrong["hand"] if bet == "main" else wrong["seat"], second, wrong)
+    new, c = _correction(a, rng, k, fix)
+    new["events"][k] = {**wrong, **({_TAG: a.events[k][_TAG]} if _TAG in a.events[k] else {})}
+    owed = right_net - second
+    return new, [want._replace(amount=owed, corrected_by=c, corrected_actual=second)], owed
+
+
+def _correction_of_right(a: _Round, rng: random.Random) -> Out | None:
+    """A right settlement is corrected at the table into a wrong one: one finding, at the correction."""
+    got = _one_wrong(a, rng)
+    if got is None:
+        return None
+    k, wrong, want = got
+    new, c = _correction(a, rng, k, wrong)
+    return new, [want._replace(event=c)], a.net(k) - _net_of(wrong)
+
+
+def _net_of(e: Doc) -> int:
+    if e["result"] == "win":
+        return int(e["amount"])
+    return 0 if e["result"] in ("push", "void") else -int(e["amount"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    fn: Callable[[_Round, random.Random], Out | None]
+    voided: bool = False
+    """Applies to voided rounds only (the others apply only to rounds played out)."""
+
+    @property
+    def doc(self) -> str:
+        return (self.fn.__doc__ or "").strip()
+
+    def apply(self, round_: Doc, rng: random.Random) -> Fault | None:
+        """The mutated round, its expected findings and what it owes, or None where this mutation does not apply."""
+        got = _run(self, _tagged(round_), rng)
+        if got is None:
+            return None
+        new, expected, owes = got
+        _finish(new)
+        return Fault(new, expected, owes)
+
+
+def _tagged(doc: Doc) -> Doc:
+    """A copy of the round whose events carry their index (so that an edit's moves can be followed)."""
+    out = _clone(doc)
+    for i, e in enumerate(out["events"]):
+        e[_TAG] = i
+    return out
+
+
+def _run(m: Mutation, doc: Doc, rng: random.Random) -> Out | None:
+    a = _Round(doc)
+    if (a.void_at is not None) != m.voided:
+        return None
     out = m.fn(a, rng)
     if out is None:
         return None
-    new, roles = out
+    new, wants, owes = out
     bound = a.ruleset.roles
-    if not roles or any(r[0] not in bound for r in roles):
+    if not wants or any(w.rule not in bound for w in wants):
         return None
-    return new, [(bound[r[0]].rule, *r[1:]) for r in roles]
+    return new, [w._replace(rule=bound[w.rule].rule) for w in wants], owes
+
+
+def _finish(doc: Doc) -> dict[int, int]:
+    """Drop the events' tags; a correction that was in the round before the edit names its settlement where it now
+    is. Returns where each tagged event went (its first copy)."""
+    where: dict[int, int] = {}
+    kept: list[bool] = []
+    for j, e in enumerate(doc["events"]):
+        k = e.pop(_TAG, None)
+        kept.append(k is not None)
+        if k is not None and k not in where:
+            where[k] = j
+    for e, old in zip(doc["events"], kept, strict=True):
+        if old and "corrects" in e:
+            e["corrects"] = where[e["corrects"]]
+    return where
+
+
+def _seats(expected: Expected) -> set[int] | None:
+    """The seats whose bets the findings are about (None if any is about no seat's bet)."""
+    out = set()
+    for w in expected:
+        if w.hand is None or w.hand == "dealer":
+            return None
+        out.add(_hand_key(w.hand)[0])
+    return out
+
+
+def _moved(w: Want, where: dict[int, int]) -> Want:
+    return w._replace(
+        event=None if w.event is None else where[w.event],
+        corrected_by=None if w.corrected_by is None else where[w.corrected_by],
+    )
+
+
+def combine(first: Mutation, second: Mutation, round_: Doc, rng: random.Random) -> Fault | None:
+    """Two payout faults in one round, on the bets of different seats: the first applied, then the second to what
+    it made. Their findings together, what they owe together. None where either does not apply (or both would
+    touch one seat's bets)."""
+    if first.name not in COMBINABLE or second.name not in COMBINABLE:
+        raise ValueError("only payout faults on one seat's bets combine")
+    one = first.apply(round_, rng)
+    if one is None:
+        return None
+    busy = _seats(one.expected)
+    if busy is None:
+        return None
+    for _ in range(4):
+        got = _run(second, _tagged(one.round), rng)
+        if got is None:
+            return None
+        new, expected, owes = got
+        seats = _seats(expected)
+        if seats is None or seats & busy:
+            continue
+        where = _finish(new)
+        total = None if owes is None or one.owes is None else owes + one.owes
+        return Fault(new, [*(_moved(w, where) for w in one.expected), *expected], total)
+    return None
 
 
 MUTATIONS: list[Mutation] = [
@@ -1197,21 +1839,61 @@ MUTATIONS: list[Mutation] = [
     Mutation("six_five_stands_soft_17", _six_five_stands_soft_17),
     Mutation("wager_outside_limits", _wager_outside_limits),
     Mutation("additional_collected_late", _additional_collected_late),
+    Mutation("losing_additional_paid", _losing_additional_paid),
     Mutation("dealer_bj_double_collects_all", _dealer_bj_double_collects_all),
     Mutation("dealer_bj_split_collects_all", _dealer_bj_split_collects_all),
     Mutation("card_after_settlement", _card_after_settlement),
     Mutation("hit_after_stand", _hit_after_stand),
     Mutation("late_stand", _late_stand),
     Mutation("play_after_dealer_blackjack", _play_after_dealer_blackjack),
+    Mutation("burn_during_play", _burn_during_play),
+    Mutation("void_wager_won_or_lost", _void_wager_won_or_lost, voided=True),
+    Mutation("void_wager_never_returned", _void_wager_never_returned, voided=True),
+    Mutation("play_after_void", _play_after_void, voided=True),
+    Mutation("right_correction", _right_correction),
+    Mutation("wrong_correction", _wrong_correction),
+    Mutation("correction_of_right", _correction_of_right),
 ]
 
+PAYOUT_FAULTS = frozenset(
+    {
+        "win_paid_wrong",
+        "blackjack_paid_even",
+        "losing_hand_paid",
+        "losing_hand_collected_wrong",
+        "winning_hand_collected",
+        "push_paid",
+        "winning_insurance_paid_wrong",
+        "losing_additional_paid",
+        "dealer_draws_on_standing_total",
+        "settlement_dropped",
+        "settled_twice",
+        "settled_after_even_money",
+        "even_money_wrong",
+        "surrender_collected_wrong",
+        "dealer_bj_double_collects_all",
+        "dealer_bj_split_collects_all",
+        "void_wager_won_or_lost",
+        "right_correction",
+        "wrong_correction",
+        "correction_of_right",
+    }
+)
+"""The mutations that move money wrongly (or, a right correction, put it right): each states what it owes."""
 
-def mutate(round_: Doc, rng: random.Random) -> tuple[Doc, Expected] | None:
-    """One mutation applicable to the round, picked at random: the mutated round and the findings it must
-    produce. None when no mutation applies."""
-    a = _Round(round_)
+COMBINABLE = PAYOUT_FAULTS - {"dealer_draws_on_standing_total", "void_wager_won_or_lost"}
+"""The payout faults that touch the bets of one seat only, so that two of them can go into one round."""
+
+
+def mutate(round_: Doc, rng: random.Random) -> Fault | None:
+    """One mutation applicable to the round, picked at random: the mutated round, the findings it must produce and
+    what it owes. None when no mutation applies."""
+    tagged = _tagged(round_)
     for k in rng.sample(range(len(MUTATIONS)), len(MUTATIONS)):
-        out = _apply(MUTATIONS[k], a, rng)
-        if out is not None:
-            return out
+        m = MUTATIONS[k]
+        got = _run(m, tagged, rng)
+        if got is not None:
+            new, expected, owes = got
+            _finish(new)
+            return Fault(new, expected, owes)
     return None

@@ -241,6 +241,10 @@ def test_the_corpus_covers_every_deal_order_event_and_fault() -> None:
         events = [e for e in doc["events"] if isinstance(e, dict)]
         seen.update(f"{e.get('type')}:{e.get('bet', '')}" for e in events)
         seen.update(f"deal:face-{e['face']}" for e in events if e.get("type") == "deal" and "face" in e)
+        seen.update("settle:corrects" for e in events if e.get("type") == "settle" and "corrects" in e)
+        seen.update(
+            "settle:result-void" for e in events if e.get("type") == "settle" and e.get("result") == "void"
+        )
         dealer = [e for e in events if e.get("type") == "deal" and e.get("to") == "dealer"]
         players = [i for i, e in enumerate(events) if e.get("type") == "deal" and e.get("to") != "dealer"]
         if len(dealer) >= 2 and players:
@@ -264,6 +268,10 @@ def test_the_corpus_covers_every_deal_order_event_and_fault() -> None:
         "peek:",
         "reveal:",
         "deal:face-down",
+        "burn:",
+        "void:",
+        "settle:corrects",
+        "settle:result-void",
         "order:US-NJ:initial:hole-down",
         "order:US-NJ:initial:hole-up",
         "no-table-rules",
