@@ -52,12 +52,11 @@ def _audit_one(rec: RecordText, asked: WhatIf | None = None) -> tuple[dict[str, 
             "error": problem_body(exc),
         }
         return line, EXIT_UNREADABLE
-    return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
     _warn_if_ahead(done.round, rec.where)
     result = done.result
+    return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
 
 
-def _what_if(args: argparse.Namespace) -> WhatIf | None:
 def _warn_if_ahead(rnd: Round, where: str) -> None:
     """The offline audit has no moment of receipt: a round played more than 5 minutes after now, which the service
     would refuse (round-v1 section 2.3), is audited with a warning on stderr."""
@@ -72,6 +71,7 @@ def _warn_if_ahead(rnd: Round, where: str) -> None:
         )
 
 
+def _what_if(args: argparse.Namespace) -> WhatIf | None:
     """The what-if of --ruleset and --elections; :class:`ServiceError` when one cannot be used."""
     return what_if(args.ruleset, args.elections)
 

@@ -309,6 +309,8 @@ def submit_round(
 
     The same record again answers the stored audit; a different record under a stored round_id is a conflict and
     changes nothing. The unique constraint decides, so concurrent submissions of one round are safe.
+    ``received_at``: the moment the service received it (a round played more than 5 minutes later is refused,
+    :func:`read_round`), stored as the round's; None: now, unchecked.
     """
     digest = hashlib.sha256(record).hexdigest()
     done = audit(record, registered_elections(session, source), None, received_at)
@@ -320,8 +322,6 @@ def submit_round(
             repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
         )
     repo.insert_findings(session, repo.finding_rows(pk, done.result.get("findings", ()), source, rnd))
-    ``received_at``: the moment the service received it (a round played more than 5 minutes later is refused,
-    :func:`read_round`), stored as the round's; None: now, unchecked.
     chain.append(session, source, "round", pk, chain.round_content(row))
     metrics.audited(done.result, "single")
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
