@@ -155,14 +155,29 @@ def _corrected(
         if f.event in corrections and _about_money(f):
             after.setdefault((f.rule.rule, f.event, f.hand), []).append(f)
     currency = str(ruleset.params.get("currency", "$"))
+    before = [f for f in found if f.event in corrections and _about_money(f)]
+    index = {id(f): n for n, f in enumerate(before)}
+    # The same fault judged twice: by rule, event and hand; else, at one bet's settlement, whatever the rule (the
+    # correction may have turned a wrong amount into a wrong way round).
+    pairs: dict[int, Finding] = {}
+    for n, f in enumerate(before):
+        same = after.get((f.rule.rule, f.event, f.hand))
+        if same:
+            pairs[n] = same.pop(0)
+    for n, f in enumerate(before):
+        if n not in pairs:
+            for (_, at, hand), rest in after.items():
+                if at == f.event and hand == f.hand and rest:
+                    pairs[n] = rest.pop(0)
+                    break
     out: list[Finding] = []
     for f in found:
         if f.event not in corrections or not _about_money(f):
             out.append(f)
             continue
         fix_at = corrections[f.event][0]
-        still = after.get((f.rule.rule, f.event, f.hand))
-        delta = (still.pop(0).amount_delta or 0) if still else 0
+        still = pairs.get(index[id(f)])
+        delta = (still.amount_delta or 0) if still is not None else 0
         out.append(
             dataclasses.replace(
                 f,

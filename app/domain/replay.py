@@ -656,8 +656,8 @@ def _blackjack_known(p: Progress, i: int) -> None:
 
 def _to_complete_hand(p: Progress, h: HandState, card: str | None, i: int) -> None:
     """A card (``card``) or a hit (``card`` None) on a complete hand. Where its only reason is the hand's own
-    completion (it stood, surrendered or was settled) while another hand of its box is still incomplete, 13:69F-2.11(b)
-    applies to the split hands, and a verified provision is cited before a fundamental (section 2.1)."""
+    completion (it stood, surrendered or was settled) while another hand of its box still waits for a card,
+    13:69F-2.11(b) applies to the split hands, and a verified provision is cited before a fundamental (section 2.1)."""
     t = p.t
     seat = t.seats[h.id[0]]
     if (
@@ -667,7 +667,8 @@ def _to_complete_hand(p: Progress, h: HandState, card: str | None, i: int) -> No
         and (h.status in (STOOD, SURRENDERED) or h.status <= DOUBLED)
     ):
         for other in seat.hands:
-            if other is not h and not other.complete:
+            # (a hand still owed a card; one with its cards that play moved on from stood, implicitly)
+            if other is not h and other.settled_at is None and other.status in (DEALING, DOUBLED):
                 play.card_to_left_split_hand(t, p.ctx, h, other, card, i)
                 return
     play.card_to_complete_hand(t, p.ctx, h, card, i)

@@ -1103,7 +1103,7 @@ def _voided(
         if ev[p - 1]["type"] == "surrender":
             continue  # (a surrender is settled with it)
         returns = _still_in_play(seats, ev[:p])
-        if returns and (t.hole_card or not _blackjack_waits(seats, ev[:p], returns)):
+        if returns:
             break
     else:
         return ev
@@ -1155,19 +1155,6 @@ def _still_in_play(seats: list[_Seat], ev: list[dict[str, Any]]) -> list[tuple[s
         if s.kind is not None and ("additional", s.n) not in done:
             out.append(("additional", "seat", s.n))
     return out
-
-
-def _blackjack_waits(
-    seats: list[_Seat], ev: list[dict[str, Any]], returns: list[tuple[str, str, Any]]
-) -> bool:
-    """Whether a blackjack waits for the dealer's second card (after the players) against a dealer ace or ten:
-    the engine takes its return on a void for a payment (see the property tests' test_engine_reads_*), so this
-    generator voids no such round."""
-    dealer = [e["card"] for e in ev if e["type"] == "deal" and e["to"] == "dealer"]
-    if len(dealer) != 1 or _VAL[dealer[0][0]] not in (1, 10):
-        return False
-    names = {where for bet, _, where in returns if bet == "main"}
-    return any(s.hands[0].bj and len(s.hands) == 1 and s.hands[0].name in names for s in seats)
 
 
 def _hole_down(ev: list[dict[str, Any]]) -> str | None:

@@ -21,8 +21,8 @@ after a dealer blackjack bet by bet; a dealer's forbidden draw judged against th
 settlement at its event with what is still owed). Mutations choose source rounds where the injected error is the
 only one (e.g. re-settling every hand when a dealer card is added), so that the expected findings are exact.
 
-Where we read the spec differently from the engine, the mutations stay away from the contested rounds, and the
-property tests hold a minimal round for each (``test_engine_reads_*``).
+Where the spec was read differently from the engine, the property tests hold a minimal round for each
+(``test_engine_reads_*``).
 """
 
 from __future__ import annotations
@@ -1312,29 +1312,16 @@ def _complete_by_rule(a: _Round, h: _Hand) -> list[str]:
     return []
 
 
-_CONTESTED = "contested"
-
-
 def _split_waits(a: _Round, h: _Hand, at: int) -> str | None:
     """For a card at event ``at`` to split hand ``h``, complete only because it stood or was settled: the box's
     hand still to be completed first (13:69F-2.11(b): one waiting for its second card), None if every other hand of
-    the box is complete, or _CONTESTED where another hand stood only implicitly (play moved on from it with no
-    stand recorded): complete by the spec (section 2.1), which the engine reads otherwise (see the property tests'
-    ``test_engine_reads_*``)."""
-    waiting = []
+    the box is complete (a hand play moved on from stood, implicitly: section 2.1)."""
     for g in a.seat_hands[h.seat]:
         if g is h or any(i < at for i in g.settles) or g.surrendered is not None and g.surrendered < at:
             continue
-        cards = g.values_before(at)
-        if len(cards) < 2:
-            waiting.append(g)
-            continue
-        split_ace = (g.created_by is not None or g.splits) and cards[0][0] == "A"
-        doubled = any(d < at for d, _ in g.doubles)
-        if _total(cards)[0] >= 21 or split_ace or doubled or any(i < at for i in g.stands):
-            continue
-        return _CONTESTED
-    return waiting[0].name if waiting else None
+        if len(g.values_before(at)) < 2:
+            return g.name
+    return None
 
 
 def _dbj_known(a: _Round) -> int | None:
@@ -1361,8 +1348,6 @@ def _card_to_complete(a: _Round, h: _Hand, at: int) -> Expected | None:
         return [Want("play_after_dealer_bj", at, h.name)]
     if a.split_seat(h.seat):
         waits = _split_waits(a, h, at)
-        if waits == _CONTESTED:
-            return None
         if waits is not None:
             return [Want("split_order", at, waits)]
     return [Want("card_to_complete_hand", at, h.name)]

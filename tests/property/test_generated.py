@@ -8,11 +8,9 @@
 * Every generated round is valid wire format, and generation is deterministic for a seed.
 * The generator exercises the legal edges of the rules (feature census below).
 
-When a legal round draws a finding, either the generator or the engine is wrong. Disagreements that we read as
+When a legal round draws a finding, either the generator or the engine is wrong. Disagreements that were read as
 the engine's (the round is legal under the regulation texts and the spec) have a minimal round in the
-``test_engine_reads_*`` tests at the end, with our reading of the law and the spec; those the engine does not yet
-follow are marked xfail (strict: one that starts to pass must be unmarked), and the mutator stays away from the
-rounds they are about, so that its findings stay exact.
+``test_engine_reads_*`` tests at the end, with our reading of the law and the spec; the engine follows each now.
 """
 
 from __future__ import annotations
@@ -972,7 +970,6 @@ def test_engine_lets_the_dealer_draw_for_a_face_down_double_card() -> None:
     assert _fired(r) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the engine takes a split hand that stood implicitly as incomplete")
 def test_engine_reads_a_card_to_a_settled_split_hand_as_a_card_to_a_complete_hand() -> None:
     """Section 2.1: a hand is complete when it stood, "explicitly; or implicitly, because play moved on to another
     hand and no later decision on it is recorded". Split hand 1.2 stood on 18 implicitly: play moved on to the
@@ -1000,9 +997,6 @@ def test_engine_reads_a_card_to_a_settled_split_hand_as_a_card_to_a_complete_han
     assert _found(r) == [Want("uncited:card-to-complete-hand", 9, "1")]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the engine states no money for a missing settlement without a dealer card"
-)
 def test_engine_reads_a_busted_hand_never_settled_as_owing_its_stake() -> None:
     """Section 2.2: a missing settlement has "actual 0, expected the net that was due". A busted hand's net is its
     stake lost, whatever the dealer holds: here the NZ dealer takes no second card (every box is decided) and the
@@ -1016,7 +1010,6 @@ def test_engine_reads_a_busted_hand_never_settled_as_owing_its_stake() -> None:
     assert _found(r) == [Want("uncited:missing-settlement", None, "1", -1000)]
 
 
-@pytest.mark.xfail(strict=True, reason="the engine matches the two judgements of a correction by rule")
 def test_engine_reads_a_wrong_correction_of_a_wrong_settlement_at_the_settlement() -> None:
     """Section 2.3: "If settlement k was wrong, its finding carries the last correction's corrected_by and
     corrected_actual" (the net after the correction), amount_delta = expected - corrected_actual; a finding at the
@@ -1043,7 +1036,6 @@ def test_engine_reads_a_wrong_correction_of_a_wrong_settlement_at_the_settlement
     assert _found(r) == [Want("uncited:win-pays-1-to-1", 6, "1", 2 * w, 7, -w)]
 
 
-@pytest.mark.xfail(strict=True, reason="NZ 8.2 is judged on a voided round's returned wager")
 def test_engine_reads_a_voided_blackjack_returned_as_no_payment() -> None:
     """Section 2.3: after a void "every wager still in play ... is returned by a settle with result: void"; no hand
     wins or loses. NZ 8.2 forbids paying a blackjack (or removing its cards) against a dealer ten before the

@@ -284,11 +284,18 @@ def _blackjack_before_hole(t: Trace, ctx: Ctx, h: HandState, s: HandAt) -> None:
 
 
 def _due_at_end(t: Trace, h: HandState, how: Terms) -> int | None:
-    """What a hand never settled was owed, as it stands at the end against the dealer's final hand."""
-    if (len(h.cards) < 2 and h.surrendered_at is None) or len(t.dealer) < 2:
+    """What a hand never settled was owed, as it stands at the end against the dealer's final hand (a surrendered or
+    busted hand, and a blackjack against a dealer two to nine, whatever the dealer held)."""
+    if len(h.cards) < 2 and h.surrendered_at is None:
         return None
     s = h.at(1 << 30, t.dbj_known_at)
-    dealer = dealer_facts(t.dealer_judged, t.dealer_up)
+    if len(t.dealer) < 2:
+        up = t.dealer_up
+        if not (s.surrendered or s.total > 21 or (s.blackjack and up is not None and up[0] not in "AKQJT")):
+            return None
+        dealer: DealerFacts = (0, False, False)
+    else:
+        dealer = dealer_facts(t.dealer_judged, t.dealer_up)
     exp = expect(
         s.total, s.stake, h.wager, s.surrendered, s.blackjack, dealer, how.six_five, how.chip, how.up
     )
@@ -541,8 +548,12 @@ def check_blackjack_paid_early(t: Trace, ctx: Ctx) -> None:
     if up is None or not (up[0] == "A" or up[0] in TEN_VALUE):
         return
     second_at = t.dealer_second_at  # (None: the dealer never received it, so any payment came before it)
+    void_at = t.void_at
     for h in t.hand_list:
-        times = [i for i, _ in h.settles if h.at(i, t.dbj_known_at).blackjack]
+        # (a wager returned because the round was declared void is no blackjack paid)
+        times = [
+            i for i, _ in h.settles if (void_at is None or i < void_at) and h.at(i, t.dbj_known_at).blackjack
+        ]
         if h.even_money is not None:
             i = h.even_money[0]
             if up[0] == "A":
