@@ -75,6 +75,7 @@ def test_what_if_elections_take_every_election_a_round_may_carry() -> None:
         "boxes": 7,
         "surrender": "late",
         "min_chip": 100,
+        "payout_rounding": "up",
         "min_wager": 1000,
         "max_wager": 500000,
         "additional_wager": "seven",
