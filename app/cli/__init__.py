@@ -26,6 +26,7 @@ from app.usecases import rounds as round_cases
 from app.usecases.auditing import ENGINE_VERSION, catalogue, rulesets
 from app.usecases.errors import ServiceError, problem_body
 from app.usecases.what_if import WhatIf, what_if
+from app.wire.instants import instant
 from app.wire.reading import RecordText, UnreadableFile, read_records
 
 EXIT_COMPLIANT, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
@@ -333,15 +334,31 @@ def cmd_keys(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
     import random
 
-    from app.synth.generator import generate_rounds
+    from app.synth.generator import VALIDITY, earliest_end, generate_rounds
     from app.synth.mutator import mutate
 
+    until = datetime.now(UTC) if args.until is None else instant(args.until)
+    if until is None:
+        print(
+            f"bjaudit generate: --until {args.until!r}: not a date (2026-12-01) or a timestamp with its offset "
+            "(2026-12-01T21:00:00-05:00)",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
+    for j in (args.jurisdiction,) if args.jurisdiction else tuple(VALIDITY):
+        if until < earliest_end(j):
+            print(
+                f"bjaudit generate: --until {until.isoformat()}: too early for {j} rounds, which the generator "
+                f"deals from {VALIDITY[j][0].isoformat()} (give {earliest_end(j).isoformat()} or later)",
+                file=sys.stderr,
+            )
+            return EXIT_UNREADABLE
     rng = random.Random(f"errors:{args.seed}")
     target: IO[bytes]
     target = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")  # noqa: SIM115
     try:
         buf: list[bytes] = []
-        for rnd in generate_rounds(args.rounds, args.seed, args.jurisdiction):
+        for rnd in generate_rounds(args.rounds, args.seed, args.jurisdiction, end=until):
             if args.error_rate and rng.random() < args.error_rate:
                 mutated = mutate(rnd, rng)
                 if mutated is not None:
@@ -533,9 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
         "generate",
         help="write realistic rounds as NDJSON (demos, benchmarks)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Write N legal rounds from the engine's seeded generator, one per line, in table sessions; "
-        "with --error-rate R, about that share of them carries one injected dealer error (a finding). The same "
-        "arguments give the same file.",
+        description="Write N legal rounds from the engine's seeded generator, one per line, in table sessions, "
+        "played in the past up to now (or --until); with --error-rate R, about that share of them carries one "
+        "injected dealer error (a finding). The same arguments with --until give the same file.",
         epilog="Examples:\n  bjaudit generate --rounds 20000 --seed 1 --error-rate 0.05 > day.ndjson\n"
         "  bjaudit generate --rounds 1000 --seed 7 --jurisdiction NZ --output nz.ndjson",
     )
@@ -546,6 +563,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--error-rate", type=float, default=0.0, metavar="R", help="share of rounds with an error (0-1)"
     )
     g.add_argument("--output", default="-", metavar="PATH", help="file to write, or - for stdout (default)")
+    g.add_argument(
+        "--until",
+        metavar="WHEN",
+        help="the rounds are played before this instant: a date (midnight UTC) or a timestamp with its offset "
+        "(default: now)",
+    )
     g.set_defaults(func=cmd_generate)
     return p
 

@@ -4,9 +4,14 @@ Public surface::
 
     random_elections(rng, jurisdiction)                 -> dict   legal, permitted table elections
     generate_round(rng, jurisdiction, elections=None,
-                   round_id=None, played_at=None)       -> dict   one legal round
+                   round_id=None, played_at=None,
+                   end=None)                            -> dict   one legal round
     generate_rounds(n, seed, jurisdiction=None,
-                    elections=None)                     -> Iterator[dict]   n legal rounds, deterministic
+                    elections=None, end=None)           -> Iterator[dict]   n legal rounds, deterministic
+    earliest_end(jurisdiction)                          -> datetime   the earliest ``end`` the jurisdiction allows
+
+Rounds are played before ``end`` (default :data:`DEFAULT_END`, a fixed instant in the past, so that the same seed
+always gives the same rounds and none is in the future; ``bjaudit generate`` passes the current time).
 
 Every round is real blackjack dealt from a shuffled shoe of the elected decks: the rounds of one ``shoe_id`` share
 one card supply (a shoe is dealt to its cutting card, then replaced), so no card appears more often than the
@@ -46,7 +51,9 @@ from zoneinfo import ZoneInfo
 
 __all__ = [
     "JURISDICTIONS",
+    "DEFAULT_END",
     "VALIDITY",
+    "earliest_end",
     "generate_round",
     "generate_rounds",
     "random_elections",
@@ -65,6 +72,13 @@ VALIDITY: dict[str, tuple[datetime, datetime]] = {
     "NZ": (datetime(1994, 10, 31, 10, 0, tzinfo=_NZ_ZONE), datetime(1998, 1, 26, 18, 0, tzinfo=_NZ_ZONE)),
 }
 _ZONES = {"US-NJ": _NJ_ZONE, "NZ": _NZ_ZONE}
+
+DEFAULT_END = datetime(2026, 12, 1, 0, 0, tzinfo=_NJ_ZONE)
+"""Rounds are played before this when no ``end`` is given: a fixed instant in the past (so that a seed's rounds never
+change, and none was played after it was received: round-v1 section 2.3). Only New Jersey's window reaches it."""
+_SESSION_SPAN = timedelta(hours=4)
+"""A table session (at most 80 rounds, one every 35-150 s, each round's events stamped seconds apart) ends within
+this of its first round: before an ``end``, sessions start at least this long before it."""
 
 _RANKS = "A23456789TJQK"
 _SUITS = "CDHS"
@@ -1251,9 +1265,30 @@ def _round(
     }
 
 
-def _random_time(rng: random.Random, jurisdiction: str) -> datetime:
+def earliest_end(jurisdiction: str) -> datetime:
+    """The earliest ``end`` that leaves room for a session of the jurisdiction's rounds."""
+    return VALIDITY[jurisdiction][0] + _SESSION_SPAN
+
+
+def _window(jurisdiction: str, end: datetime | None) -> tuple[float, float]:
+    """When a session of the jurisdiction's rounds may start (timestamps): within the rules' window, and early
+    enough to end before ``end``."""
     lo, hi = VALIDITY[jurisdiction]
-    ts = rng.uniform(lo.timestamp(), hi.timestamp())
+    if end is None:
+        end = DEFAULT_END
+    elif end.tzinfo is None:
+        raise ValueError("end must be an aware datetime (with its UTC offset)")
+    if end < earliest_end(jurisdiction):
+        raise ValueError(
+            f"end {end.isoformat()} is too early for {jurisdiction} rounds: give "
+            f"{earliest_end(jurisdiction).isoformat()} or later"
+        )
+    return lo.timestamp(), min(hi, end - _SESSION_SPAN).timestamp()
+
+
+def _random_time(rng: random.Random, jurisdiction: str, end: datetime | None = None) -> datetime:
+    lo, hi = _window(jurisdiction, end)
+    ts = rng.uniform(lo, hi)
     return datetime.fromtimestamp(int(ts), tz=_ZONES[jurisdiction])
 
 
@@ -1279,14 +1314,15 @@ def generate_round(
     elections: dict[str, Any] | None = None,
     round_id: str | None = None,
     played_at: datetime | None = None,
+    end: datetime | None = None,
 ) -> dict[str, Any]:
     """One legal round of the jurisdiction, at a table with the given elections (random legal ones if None),
-    dealt from a fresh shoe."""
+    dealt from a fresh shoe, played at ``played_at`` (else at random before ``end``, :data:`DEFAULT_END` if None)."""
     if jurisdiction not in JURISDICTIONS:
         raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
     t = _new_table(rng, jurisdiction, elections)
     if played_at is None:
-        when = _random_time(rng, jurisdiction)
+        when = _random_time(rng, jurisdiction, end)
     elif played_at.tzinfo is None:
         when = played_at.replace(tzinfo=_ZONES[jurisdiction])  # the table's local time
     else:
@@ -1301,10 +1337,12 @@ def generate_rounds(
     seed: int,
     jurisdiction: str | None = None,
     elections: dict[str, Any] | None = None,
+    end: datetime | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``n`` legal rounds, the same for the same arguments. Rounds come in table sessions (one table, one dealer,
     its shoes dealt to the cutting card, a round every minute or two); ``jurisdiction`` None mixes both.
-    ``elections`` (which need a ``jurisdiction``) are those of every table; None draws each table's."""
+    ``elections`` (which need a ``jurisdiction``) are those of every table; None draws each table's. Every round
+    is played (and its events stamped) before ``end``: None is :data:`DEFAULT_END`, a fixed instant in the past."""
     if jurisdiction is not None and jurisdiction not in JURISDICTIONS:
         raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
     if elections is not None and jurisdiction is None:
@@ -1314,7 +1352,7 @@ def generate_rounds(
     while made < n:
         j = jurisdiction or (JURISDICTIONS[0] if rng.random() < 0.5 else JURISDICTIONS[1])
         t = _new_table(rng, j, elections)
-        when = _random_time(rng, j)
+        when = _random_time(rng, j, end)
         tz = _ZONES[j]
         ts = when.timestamp()
         shoe_no = [0]

@@ -9,6 +9,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,3 +196,37 @@ def test_audit_warns_of_a_round_played_in_the_future_and_audits_it_anyway(
     again = capsys.readouterr().err.splitlines()
     assert len(again) == 1 and again[0].split(" after now ")[0] == warnings[0].split(" after now ")[0]
 
+
+def _generated(out: str) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in out.splitlines()]
+
+
+def test_generate_dates_rounds_in_the_past_ending_now(capsys: pytest.CaptureFixture[str]) -> None:
+    before = datetime.now(UTC)
+    code, out = run(capsys, "generate", "--rounds", "400", "--seed", "3", "--jurisdiction", "US-NJ")
+    assert code == 0
+    played = [datetime.fromisoformat(d["played_at"]) for d in _generated(out)]
+    assert len(played) == 400
+    assert max(played) <= datetime.now(UTC)
+    assert min(played) >= datetime(2024, 9, 16, 14, 0, tzinfo=UTC)  # the NJ ruleset's first day, 10:00 local
+    assert max(played) > before - timedelta(days=400)  # up to now, not up to the generator's fixed default
+    code, out = run(capsys, "generate", "--rounds", "200", "--seed", "4", "--error-rate", "0.3")
+    assert all(datetime.fromisoformat(d["played_at"]) <= datetime.now(UTC) for d in _generated(out))
+
+
+def test_generate_until_makes_the_same_file_again(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["generate", "--rounds", "150", "--seed", "9", "--until", "2025-06-30T12:00:00-04:00"]
+    code, out = run(capsys, *argv)
+    assert code == 0
+    assert run(capsys, *argv) == (0, out)
+    until = datetime(2025, 6, 30, 16, 0, tzinfo=UTC)
+    played = [datetime.fromisoformat(d["played_at"]) for d in _generated(out)]
+    assert all(p <= until for p in played)
+    assert any(p.year == 2025 for p in played)
+
+
+@pytest.mark.parametrize("until", ["tomorrow", "2025-06-30T12:00:00", "2024-01-01T00:00:00Z"])
+def test_generate_refuses_an_unusable_until(until: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", "--rounds", "5", "--until", until]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bjaudit generate: --until") and "Traceback" not in err
