@@ -97,6 +97,7 @@ class Progress:
         "dealer_ace",
         "dealer_facts",
         "dealer_done",
+        "dealer_hidden",
         "dealt",
         "peek_table",
         "implied_bj",
@@ -128,8 +129,10 @@ class Progress:
         self.dealer_ace = False
         # The dealer's total, whether a blackjack, whether the up card is an ace or a ten.
         self.dealer_facts: DealerFacts = (0, False, False)
-        # The dealer's hand is complete by rule: settlements are judged as they arrive.
+        # The dealer's hand is complete by rule: its cards stand (or the dealer's blackjack is known) ...
         self.dealer_done = False
+        # ... and once none of them lies face down, settlements are judged as they arrive.
+        self.dealer_hidden = 0
         self.dealt = False  # a card was dealt (burns before the first deal are the shoe's business)
         # Section 2.1: at a table that peeks, the peek is taken to have happened, recorded or not ...
         self.peek_table = elections.get("peek") is True
@@ -162,9 +165,11 @@ def replay(
             continue
         kind = ev.type
         p.present.add(kind)
+        judging = p.ctx
         if kind in _DECISIONS:
             if p.void_at is not None and _decided_after_void(p, i, ev):
-                continue
+                # (reported; the wager it places is still in play, to be returned: the state follows it, unjudged)
+                p.ctx = _NOWHERE
             if p.implied_bj and p.dbj_known_at is None and kind not in ("insurance", "even_money"):
                 _blackjack_known(p, i)
             if p.initial_end is not None:
@@ -195,6 +200,7 @@ def replay(
             _burn(p, i, ev)
         elif type(ev) is Void:
             _void(p, i, ev)
+        p.ctx = judging
 
     t.initial_end = p.initial_end
     t.first_later_card = p.later_card
@@ -234,7 +240,7 @@ def _deal(p: Progress, i: int, ev: Deal) -> None:
         _dealer_card(p, i, card, down)
 
 
-def _too_many(p: Progress, i: int, card: str, n: int, where: str) -> None:
+def _too_many(p: Progress, i: int, card: str, n: int, where: str | None) -> None:
     """More copies of a card than the decks hold contradict the record."""
     decks = p.decks
     _problem(
@@ -311,6 +317,7 @@ def _dealer_card(p: Progress, i: int, card: str, down: bool) -> None:
     nd = len(dealer)
     if down:
         t.dealer_down[i] = None
+        p.dealer_hidden += 1
     dealer.append(card)
     dealer_events.append(i)
     v = VALUES[card[0]]
@@ -365,7 +372,7 @@ def _settle(p: Progress, i: int, ev: Settle) -> None:
         h.settles.append((i, ev))
         if h.settled_at is None:
             h.settled_at = i
-            if p.dealer_done and p.void_at is None:
+            if p.dealer_done and (p.dealer_hidden == 0 or p.dbj_known_at is not None) and p.void_at is None:
                 settlement.on_settle(t, p.ctx, h, i, ev, p.dealer_facts, p.how)  # type: ignore[arg-type]
         return
     s = _seat_of(t, i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]
@@ -461,6 +468,8 @@ def _reveal(p: Progress, i: int, ev: Reveal) -> None:
     for c, e in zip(pool, order, strict=True):
         if c == ev.card and downs.get(e, 0) is None:
             downs[e] = i
+            if ev.to == DEALER:
+                p.dealer_hidden -= 1
             if ev.to == DEALER and p.dealer_play_at is None and p.dbj_known_at is None and p.void_at is None:
                 # Section 2.1: in a hole-card game the dealer's play begins with the reveal of the hole card.
                 p.initial_open = False
@@ -591,7 +600,7 @@ def _burn(p: Progress, i: int, ev: Burn) -> None:
     n = p.counts.get(ev.card, 0) + 1
     p.counts[ev.card] = n
     if n > p.decks:
-        _too_many(p, i, ev.card, n, "burn")
+        _too_many(p, i, ev.card, n, None)
         return
     if p.dealt and p.void_at is None and not _dealer_complete_now(p, i):
         play.burned_during_play(t, p.ctx, i, ev.card)
@@ -630,18 +639,17 @@ def _void(p: Progress, i: int, ev: Void) -> None:
 
 
 def _decided_after_void(p: Progress, i: int, ev: Any) -> bool:
-    """A player decision after the void is a finding of its own (section 2.3), and changes nothing; True when
-    ``ev`` was one (a stand on a hand already complete decides nothing, and even money is judged as the settlement
-    it is)."""
+    """A player decision after the void is a finding of its own (section 2.3); True when ``ev`` was one (a stand on a
+    hand already complete decides nothing, and even money is judged as the settlement it is)."""
     t = p.t
     kind = ev.type
     if kind == "even_money":
         return False
     if kind == "insurance":
-        if _seat_of(t, i, ev.seat, "Insurance") is not None:
+        if ev.seat in t.seats:
             play.after_void(t, p.ctx, str(ev.seat), i, f"seat {ev.seat} placed insurance")
         return True
-    h = _hand_of(t, i, ev.hand, f"A {kind}")
+    h = t.hands.get(ev.hand)
     if h is not None and (kind != "stand" or (h.status == OPEN and h.settled_at is None)):
         play.after_void(t, p.ctx, h.name, i, f"hand {h.name} {_AFTER_VOID.get(kind, 'stood')}")
     return True

@@ -1835,6 +1835,15 @@ CASES: list[Case] = [
         even_money_round(W, hole="7C", p=("TH", "QD")),
         "even_money_when",
         want("uncited:even-money", 4, "1", "player blackjack, dealer ace", "TH+QD vs AS"),
+        # (a 20 depends on the dealer's total, and was paid before the hole card was turned up at 6: spec 2.1, the
+        # dealer's play begins with the reveal; the money is right, 20 beats the dealer's soft 18)
+        want(
+            "uncited:settled-before-dealer-complete",
+            4,
+            "1",
+            "settled after the dealer's hand is complete",
+            "settled at event 4, dealer's hand complete at event 6",
+        ),
     ),
     quiet(
         "uncited:even-money",

@@ -656,7 +656,7 @@ CASES: list[Case] = [
             5,
             "1",
             "settled after the dealer's hand is complete",
-            "settled at event 5, dealer's last card at event 7",
+            "settled at event 5, dealer's hand complete at event 7",
         ),
     ),
     # 5 stand 2, 6 dealer 7S, 7 even money 1, 8 settle 2. Too late for even money (8.3), the payment is the

@@ -580,7 +580,7 @@ NJ_CASES: list[Case] = [
             ]
         ),
         "settled_early",
-        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's last card at event 7"),
+        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's hand complete at event 7"),
     ),
     quiet(
         EARLY,
@@ -689,7 +689,7 @@ NJ_CASES: list[Case] = [
             ]
         ),
         "settled_early",
-        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's last card at event 8"),
+        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's hand complete at event 8"),
         want(DECISION, 6, "1", "no decision on a complete hand", "split"),
         want("13:69F-2.11(b)", 8, "1", "next card to 1", "card to the dealer"),
         want("uncited:missing-settlement", None, "1.2", None, 0),
@@ -987,7 +987,7 @@ NZ_CASES: list[Case] = [
             ]
         ),
         "settled_early",
-        want(EARLY, 4, "1", EARLY_EXPECTED, "settled at event 4, dealer's last card at event 6"),
+        want(EARLY, 4, "1", EARLY_EXPECTED, "settled at event 4, dealer's hand complete at event 6"),
     ),
     quiet(
         EARLY,

@@ -69,7 +69,7 @@ def findings(round_: dict[str, Any]) -> list[Want]:
 
 def missing(hand: str, owed: int | None) -> Want:
     """A wager never settled, with what it was owed (None where the record cannot tell)."""
-    return want(MISSING, None, hand, "a settlement", "none", owed)
+    return want(MISSING, None, hand, owed, 0, owed if owed else None)
 
 
 # --- restitution after a wrong draw
@@ -79,9 +79,9 @@ def missing(hand: str, owed: int | None) -> Want:
 def test_restitution_leaves_out_a_surrender_and_a_blackjack_but_counts_the_hand_after_them() -> None:
     # 0-7 seat 1 TH+6D, seat 2 AH+KD (blackjack), seat 3 TS+8D, dealer TC + 7S down (hard 17), 8 peek, 9 seat
     # 1 surrenders, 10 half collected, 11 seat 3 stands, 12 reveal, 13 the dealer draws on hard 17 (2.12(b)1:
-    # stand), 14 the blackjack paid 3 to 2, 15 seat 3's 18 collected against 21. Had the dealer stood, the
-    # surrender and the blackjack would have been owed the same; seat 3's 18 would have beaten 17: 2500 paid,
-    # not 2500 collected.
+    # stand), 14 the blackjack paid 3 to 2, 15 seat 3's 18 collected against 21. Against the 17 the dealer should
+    # have stood on (spec 2.2: the money on each settlement, not on the draw), the surrender and the blackjack were
+    # owed the same; seat 3's 18 beats 17: 2500 paid, not 2500 collected.
     r = nj(
         [
             deal("1", "TH"),
@@ -104,7 +104,10 @@ def test_restitution_leaves_out_a_surrender_and_a_blackjack_but_counts_the_hand_
         seats=3,
         surrender="late",
     )
-    assert findings(r) == [want(S17, 13, "dealer", "stand on hard 17", "drew 4H", 2 * W)]
+    assert findings(r) == [
+        want(S17, 13, "dealer", "stand on hard 17", "drew 4H"),
+        want("uncited:settlement-outcome", 15, "3", W, -W, 2 * W),
+    ]
 
 
 def test_restitution_leaves_out_even_money_whatever_the_hand_was_dealt_after_it() -> None:
@@ -133,14 +136,15 @@ def test_restitution_leaves_out_even_money_whatever_the_hand_was_dealt_after_it(
     )
     assert findings(r) == [
         want("13:69F-2.12(a)1", 8, "1", "no card on 21", "drew 7C on 21"),
-        want(S17, 11, "dealer", "stand on soft 17", "drew 4H", 2 * W),
+        want(S17, 11, "dealer", "stand on soft 17", "drew 4H"),
+        want("uncited:settlement-outcome", 12, "2", W, -W, 2 * W),
     ]
 
 
 def test_restitution_for_a_hand_never_settled() -> None:
     # 0-3 TH+6D against TC + 7S down (hard 17), 4 stand, 5 reveal, 6 the dealer draws on hard 17 and busts
-    # (2.12(b)1). The 16 is never settled: against the bust it was owed 2500; had the dealer stood on 17 it
-    # would have lost 2500.
+    # (2.12(b)1). The 16 is never settled: judged against the 17 the dealer should have stood on (spec 2.2), it
+    # owed its 2500.
     r = nj(
         [
             deal("1", "TH"),
@@ -152,7 +156,7 @@ def test_restitution_for_a_hand_never_settled() -> None:
             deal("dealer", "5H"),
         ]
     )
-    assert findings(r) == [want(S17, 6, "dealer", "stand on hard 17", "drew 5H", -2 * W), missing("1", W)]
+    assert findings(r) == [want(S17, 6, "dealer", "stand on hard 17", "drew 5H"), missing("1", -W)]
 
 
 def test_a_hand_settled_while_the_dealer_stood_on_soft_17_is_owed_no_restitution() -> None:
@@ -652,7 +656,7 @@ def test_split_after_the_peek_a_box_over_collected_and_a_hand_settled_twice() ->
     assert findings(r) == [
         want(DBJ, 5, "1", DBJ_EXPECTED, "hand 1 split"),
         want("uncited:lose-collects-stake", 8, "1", -W, -2 * W, W),
-        want(TWICE, 9, "1.2", "one settlement", "another", W),
+        want(TWICE, 9, "1.2", 0, -W, W),
     ]
 
 
@@ -749,7 +753,7 @@ def test_split_box_against_a_dealer_blackjack_second_hand_settled_twice() -> Non
         ],
         peek=False,
     )
-    assert findings(r) == [want(TWICE, 10, "1.2", "one settlement", "another", W)]
+    assert findings(r) == [want(TWICE, 10, "1.2", 0, -W, W)]
 
 
 def test_split_box_against_a_dealer_blackjack_before_the_split_hands_were_dealt() -> None:
@@ -787,7 +791,7 @@ def test_split_box_against_a_dealer_blackjack_a_one_card_hand_then_a_hand_settle
         ],
         peek=False,
     )
-    assert findings(r) == [want(TWICE, 8, "1.2", "one settlement", "another", W)]
+    assert findings(r) == [want(TWICE, 8, "1.2", 0, -W, W)]
 
 
 def test_new_zealand_split_box_against_a_dealer_blackjack_collected_more_than_all_its_wagers() -> None:
@@ -833,8 +837,8 @@ def test_of_two_settlements_made_before_the_dealer_was_complete_the_first_is_jud
         ]
     )
     assert findings(r) == [
-        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's last card at event 8"),
-        want(TWICE, 6, "1", "one settlement", "another", W),
+        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's hand complete at event 8"),
+        want(TWICE, 6, "1", 0, -W, W),
     ]
 
 
@@ -858,7 +862,7 @@ def test_soft_17_option_unknown_a_settlement_on_soft_17_came_before_the_dealer_w
         ],
     )
     assert findings(r) == [
-        want(EARLY, 6, "1", EARLY_EXPECTED, "settled at event 6, dealer's last card at event 7"),
+        want(EARLY, 6, "1", EARLY_EXPECTED, "settled at event 6, dealer's hand complete at event 7"),
         want("uncited:settlement-outcome", 6, "1", -W, W, -2 * W),
     ]
 
@@ -910,7 +914,18 @@ def test_a_settlement_made_before_the_dealer_finished_is_not_judged_past_a_contr
     )
     result = audit(r)
     assert result["verdict"] == "unreplayable"
-    assert [got(f) for f in result["findings"]] == [want("record", 7, "2", None, None)]
+    # (its being early is established before the contradiction: it came before the reveal at 6, which began the
+    # dealer's play; what it was owed is not)
+    assert [got(f) for f in result["findings"]] == [
+        want(
+            "uncited:settled-before-dealer-complete",
+            5,
+            "1",
+            "settled after the dealer's hand is complete",
+            "settled at event 5, dealer's hand complete at event 6",
+        ),
+        want("record", 7, "2", None, None),
+    ]
 
 
 # --- New Zealand 8.2, 8.3: blackjacks against an ace or ten
@@ -1023,7 +1038,7 @@ def test_new_zealand_even_money_on_a_20_is_not_a_blackjack_paid_early() -> None:
     )
     assert findings(r) == [
         want("8.3", 3, "1", "player blackjack, dealer ace", "TH+QD vs KS"),
-        want(EARLY, 3, "1", EARLY_EXPECTED, "settled at event 3, dealer's last card at event 4"),
+        want(EARLY, 3, "1", EARLY_EXPECTED, "settled at event 3, dealer's hand complete at event 4"),
     ]
 
 

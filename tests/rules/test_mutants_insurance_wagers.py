@@ -84,7 +84,7 @@ def test_insurance_never_settled_that_won_is_owed_two_to_one() -> None:
             settle("1", "lose", NZ_W),
         ]
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", 1000)]
+    assert findings(r) == [want(MISSING, None, "1", 1000, 0, 1000)]
 
 
 def test_insurance_placed_before_the_dealer_had_a_card() -> None:
@@ -156,7 +156,7 @@ def test_insurance_of_a_box_after_an_insurance_never_settled() -> None:
     )
     assert findings(r) == [
         want("9.5", 10, "2", 1000, 500, 500),
-        want(MISSING, None, "1", "a settlement", "none", 1000),
+        want(MISSING, None, "1", 1000, 0, 1000),
     ]
 
 
@@ -185,7 +185,7 @@ def test_insurance_returned_or_collected_when_the_dealer_took_no_second_card() -
         boxes=2,
     )
     assert findings(r) == [
-        want("9.6", 12, "2", NO_SECOND_CARD, "500 was collected with no second card"),
+        want("9.6", 12, "2", NO_SECOND_CARD, "NZ$5.00 was collected with no second card"),
         want(NZ_DRAW, None, "dealer", "a second card, to decide the insurance", "stood on one card"),
     ]
 
@@ -205,7 +205,8 @@ def test_insurance_paid_one_cent_when_the_dealer_took_no_second_card() -> None:
         ]
     )
     assert findings(r) == [
-        want("9.1", 6, "1", NO_SECOND_CARD, "1 was paid with no second card", -1),
+        # (money: the player's net on the bet, spec 2.2 - nothing was due, 1 was paid)
+        want("9.1", 6, "1", 0, 1, -1),
         want(NZ_DRAW, None, "dealer", "a second card, to decide the insurance", "stood on one card"),
     ]
 
@@ -258,7 +259,7 @@ def test_even_money_on_a_soft_20_before_the_dealers_second_card() -> None:
     r = nz([deal("1", "AS"), deal("dealer", "AD"), deal("1", "9H"), even_money(1, NZ_W), *dealer("5S", "2C")])
     assert findings(r) == [
         want("8.3", 3, "1", EVEN_MONEY_EXPECTED, "AS+9H vs AD"),
-        want(EARLY, 3, "1", EARLY_EXPECTED, "settled at event 3, dealer's last card at event 5"),
+        want(EARLY, 3, "1", EARLY_EXPECTED, "settled at event 3, dealer's hand complete at event 5"),
     ]
 
 
@@ -279,7 +280,7 @@ def test_even_money_on_a_soft_20_between_the_dealers_second_and_third_cards() ->
     assert findings(r) == [
         want("8.3", 4, "1", EVEN_MONEY_EXPECTED, "AS+9H vs AD"),
         want("8.3", 4, "1", "before event 3", "event 4"),
-        want(EARLY, 4, "1", EARLY_EXPECTED, "settled at event 4, dealer's last card at event 5"),
+        want(EARLY, 4, "1", EARLY_EXPECTED, "settled at event 4, dealer's hand complete at event 5"),
     ]
 
 
@@ -379,7 +380,7 @@ def test_seven_wager_never_settled_that_won_on_the_dealers_first_card() -> None:
         side("seven"),
         additional_wager="seven",
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", None)]
+    assert findings(r) == [want(MISSING, None, "1", None, 0, None)]
 
 
 def test_seven_wager_never_settled_that_lost_is_owed_its_stake() -> None:
@@ -398,7 +399,7 @@ def test_seven_wager_never_settled_that_lost_is_owed_its_stake() -> None:
         side("seven"),
         additional_wager="seven",
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", -SIDE)]
+    assert findings(r) == [want(MISSING, None, "1", -SIDE, 0, -SIDE)]
 
 
 def test_same_suit_wager_never_settled_that_won() -> None:
@@ -417,7 +418,7 @@ def test_same_suit_wager_never_settled_that_won() -> None:
         side("same_suit"),
         additional_wager="same_suit",
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", None)]
+    assert findings(r) == [want(MISSING, None, "1", None, 0, None)]
 
 
 def test_over_13_wager_of_a_box_never_dealt_a_card() -> None:
@@ -438,7 +439,7 @@ def test_over_13_wager_of_a_box_never_dealt_a_card() -> None:
         [seat(1, NJ_W, ("over_13", SIDE)), seat(2, NJ_W)],
         additional_wager="over_under_13",
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", None)]
+    assert findings(r) == [want(MISSING, None, "1", None, 0, None)]
 
 
 def test_additional_wager_of_a_box_after_a_box_never_dealt_a_card() -> None:
@@ -462,7 +463,7 @@ def test_additional_wager_of_a_box_after_a_box_never_dealt_a_card() -> None:
         [seat(1, NJ_W, ("over_13", SIDE)), seat(2, NJ_W, ("under_13", SIDE))],
         additional_wager="over_under_13",
     )
-    assert findings(r) == [want("13:69F-2.17(b)", 5, "2", "lose", "win", -2 * SIDE)]
+    assert findings(r) == [want("13:69F-2.17(b)", 5, "2", -SIDE, SIDE, -2 * SIDE)]
 
 
 def test_additional_wager_of_a_box_after_a_box_without_one() -> None:
@@ -485,7 +486,7 @@ def test_additional_wager_of_a_box_after_a_box_without_one() -> None:
         [seat(1, NJ_W), seat(2, NJ_W, ("same_suit", SIDE))],
         additional_wager="same_suit",
     )
-    assert findings(r) == [want("13:69F-2.17(b)", 6, "2", "win", "lose")]
+    assert findings(r) == [want("13:69F-2.17(b)", 6, "2", 0, -SIDE, SIDE)]
 
 
 def test_additional_wager_of_a_box_after_one_never_settled() -> None:
@@ -509,8 +510,8 @@ def test_additional_wager_of_a_box_after_one_never_settled() -> None:
         additional_wager="same_suit",
     )
     assert findings(r) == [
-        want("13:69F-2.17(b)", 6, "2", "win", "lose"),
-        want(MISSING, None, "1", "a settlement", "none", -SIDE),
+        want("13:69F-2.17(b)", 6, "2", 0, -SIDE, SIDE),
+        want(MISSING, None, "1", -SIDE, 0, -SIDE),
     ]
 
 
@@ -537,7 +538,7 @@ def over_under_round(kind: str, p1: str, p2: str, draw: str, result: str, amount
 def test_under_13_paid_on_exactly_13() -> None:
     # 6+7 is exactly 13: the under-13 wager loses (2.17(c)); it was paid 100, 200 is owed back.
     r = over_under_round("under_13", "6H", "7D", "5C", "win", SIDE)
-    assert findings(r) == [want("13:69F-2.17(c)", 4, "1", "lose", "win", -2 * SIDE)]
+    assert findings(r) == [want("13:69F-2.17(c)", 4, "1", -SIDE, SIDE, -2 * SIDE)]
 
 
 def test_winning_additional_wager_paid_one_cent() -> None:
@@ -571,7 +572,7 @@ def test_winning_additional_wager_collected_after_a_further_card() -> None:
     # 5H+6H won (2.17(b)) but was collected. 2.17(d) times the collection of LOSING wagers only; this one won, so
     # the one fault is its outcome.
     r = same_suit_late("6H", "lose", SIDE)
-    assert findings(r) == [want("13:69F-2.17(b)", 5, "1", "win", "lose")]
+    assert findings(r) == [want("13:69F-2.17(b)", 5, "1", 0, -SIDE, SIDE)]
 
 
 def test_losing_additional_wager_returned_after_a_further_card() -> None:
@@ -580,7 +581,7 @@ def test_losing_additional_wager_returned_after_a_further_card() -> None:
     # card, where 2.17(d) requires it right after the second cards, before any further card.
     r = same_suit_late("6C", "push", 0)
     assert findings(r) == [
-        want("13:69F-2.17(b)", 5, "1", "lose", "push", -SIDE),
+        want("13:69F-2.17(b)", 5, "1", -SIDE, 0, -SIDE),
         want("13:69F-2.17(d)", 5, "1", "after event 2, before event 4", "event 5"),
     ]
 
@@ -589,7 +590,7 @@ def test_losing_additional_wager_paid_one_cent_after_a_further_card() -> None:
     # 5H+6C lost (2.17(b)) but was paid 1 (101 owed back). A payment is not a collection: 2.17(d), which times the
     # collection of a losing wager, has none to time; the one fault is the outcome.
     r = same_suit_late("6C", "win", 1)
-    assert findings(r) == [want("13:69F-2.17(b)", 5, "1", "lose", "win", -SIDE - 1)]
+    assert findings(r) == [want("13:69F-2.17(b)", 5, "1", -SIDE, 1, -SIDE - 1)]
 
 
 def test_seven_wager_with_no_dealer_card() -> None:
@@ -618,7 +619,7 @@ def test_seven_wager_never_settled_with_no_dealer_card() -> None:
         side("seven"),
         additional_wager="seven",
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", -SIDE)]
+    assert findings(r) == [want(MISSING, None, "1", -SIDE, 0, -SIDE)]
 
 
 def test_additional_wager_returned_in_a_round_with_no_card() -> None:

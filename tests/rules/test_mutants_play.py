@@ -248,7 +248,10 @@ def test_surrender_after_the_hand_was_settled_and_the_next_box_played() -> None:
         surrender="late",
     )
     assert findings(r) == [
-        want(SURRENDER, 8, "1", "surrender on the first two cards", "surrender with 2 cards")
+        # (the 16 was collected before the hole card was turned up at 9: before the dealer's hand was complete,
+        # spec 2.1)
+        want(EARLY, 6, "1", EARLY_EXPECTED, "settled at event 6, dealer's hand complete at event 9"),
+        want(SURRENDER, 8, "1", "surrender on the first two cards", "surrender with 2 cards"),
     ]
 
 
@@ -351,9 +354,9 @@ def test_split_out_of_turn() -> None:
 
 
 def test_second_split_hand_hits_after_the_dealer_drew() -> None:
-    # 13:69F-2.11(b): a hit on hand 1.2 after the dealer drew shows 1.2 was still being played. 0-3 8H 9C 8D 7S,
-    # 4 split, 5 hand 1's card (18), 6 hand 1.2's card (11), 7 reveal (16), 8 the dealer draws (18), 9 hand 1.2
-    # hits, 10 its card (18), 11-12 two stand offs.
+    # 13:69F-2.11(b): a hit on hand 1.2 after the dealer's play began shows 1.2 was still being played. 0-3 8H 9C
+    # 8D 7S, 4 split, 5 hand 1's card (18), 6 hand 1.2's card (11), 7 reveal (16: the dealer's play begins, spec
+    # 2.1), 8 the dealer draws (18), 9 hand 1.2 hits, 10 its card (18), 11-12 two stand offs.
     r = nj(
         [
             deal("1", "8H"),
@@ -371,7 +374,15 @@ def test_second_split_hand_hits_after_the_dealer_drew() -> None:
             settle("1.2", "push", 0),
         ]
     )
-    assert findings(r) == [want(SPLIT_ORDER, 8, "1.2", *order("1.2", "the dealer", "a hit", 9))]
+    assert findings(r) == [
+        want(
+            SPLIT_ORDER,
+            7,
+            "1.2",
+            "hand 1.2 completed before the dealer's hole card is turned up",
+            "hole card turned up, then a hit on hand 1.2 at event 9",
+        )
+    ]
 
 
 def test_card_to_the_dealer_while_a_split_hand_waits() -> None:
@@ -653,7 +664,7 @@ def test_face_down_double_card_on_a_hand_never_settled() -> None:
         ],
         double_card="face_down",
     )
-    assert findings(r) == [want(MISSING, None, "1", "a settlement", "none", 2 * W)]
+    assert findings(r) == [want(MISSING, None, "1", 2 * W, 0, 2 * W)]
 
 
 # --- settlements judged by the hand as it stood ----------------------------------------------------------------------
@@ -676,7 +687,7 @@ def test_doubled_hand_paid_before_the_dealer_drew() -> None:
         ]
     )
     assert findings(r) == [
-        want(EARLY, 6, "1", EARLY_EXPECTED, "settled at event 6, dealer's last card at event 8")
+        want(EARLY, 6, "1", EARLY_EXPECTED, "settled at event 6, dealer's hand complete at event 8")
     ]
 
 
@@ -698,7 +709,7 @@ def test_standing_18_paid_early_then_dealt_a_card() -> None:
         ]
     )
     assert findings(r) == [
-        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's last card at event 8"),
+        want(EARLY, 5, "1", EARLY_EXPECTED, "settled at event 5, dealer's hand complete at event 8"),
         want(CARD, 6, "1", "no further card", "drew 3C on 18"),
     ]
 
@@ -720,7 +731,7 @@ def test_split_ten_and_ace_never_settled_was_owed_even_money() -> None:
             settle("1", "win", W),
         ]
     )
-    assert findings(r) == [want(MISSING, None, "1.2", "a settlement", "none", W)]
+    assert findings(r) == [want(MISSING, None, "1.2", W, 0, W)]
 
 
 def test_box_never_dealt_has_its_wager_returned_before_the_dealer_drew() -> None:

@@ -37,7 +37,13 @@ ROLES: dict[Check, frozenset[str]] = {
         {"insurance_when", "insurance_amount", "insurance_timing", "insurance_chips"}
     ),
     insurance.check_even_money: frozenset(
-        {"even_money_when", "even_money_amount", "even_money_timing", "settled_early"}
+        {
+            "even_money_when",
+            "even_money_amount",
+            "even_money_timing",
+            "settled_early",
+            "void_wager_not_returned",
+        }
     )
     | _PAYOUT,
     dealer.check_dealer_draw: dealer.ROLES,
@@ -50,6 +56,7 @@ ROLES: dict[Check, frozenset[str]] = {
             "insurance_odds",
             "lose_amount",
             "insurance_collect_timing",
+            "void_wager_not_returned",
         }
     ),
     settlement.check_blackjack_paid_early: frozenset({"bj_paid_early"}),
@@ -63,6 +70,7 @@ ROLES: dict[Check, frozenset[str]] = {
             "missing_settlement",
             "settled_twice",
             "lose_amount",
+            "void_wager_not_returned",
         }
     ),
 }

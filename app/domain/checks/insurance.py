@@ -31,9 +31,12 @@ def check_insurance(t: Trace, ctx: Ctx) -> None:
         return
     min_chip = t.elections.get("min_chip")
     cur = str(ctx.params.get("currency", "$"))
+    void_at = t.void_at
     for seat in t.seats.values():
         placed = 0
         for i, amount in seat.insurance:
+            if void_at is not None and i > void_at:
+                continue  # (placed after the void: a finding of its own, play after the void)
             placed += amount
             up = _up_before(t, i)
             s = seat.seat
@@ -158,8 +161,13 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
             # known) it is still what settled the wager (spec section 2): judged as a settlement of what it paid.
             how = terms(t, ctx)
             paid = h.at(i, t.dbj_known_at)
-            later = bool(t.dealer) and t.dealer_events[-1] > i
-            if depends_on_dealer(paid) and later and not dealer_complete(t, i, how.h17):
+            last = t.dealer_done_at()  # (the dealer's last card, or the reveal of one)
+            if (
+                depends_on_dealer(paid)
+                and last is not None
+                and last > i
+                and not dealer_complete(t, i, how.h17)
+            ):
                 ctx.emit(
                     "settled_early",
                     i,
@@ -167,9 +175,9 @@ def check_even_money(t: Trace, ctx: Ctx) -> None:
                     f"Hand {h.name}'s outcome depends on the dealer's total, but it was paid even money before the "
                     "dealer's hand was complete.",
                     expected="settled after the dealer's hand is complete",
-                    actual=f"settled at event {i}, dealer's last card at event {t.dealer_events[-1]}",
+                    actual=f"settled at event {i}, dealer's hand complete at event {last}",
                 )
-            dealer = judged_dealer(t, i, how.h17)
+            dealer = judged_dealer(t, i, how.h17, paid)
             if dealer is not None:
                 judge(ctx, h, i, amount, paid.total, paid.stake, False, paid.blackjack, dealer, how)
 
@@ -201,7 +209,10 @@ def check_insurance_settlements(t: Trace, ctx: Ctx) -> None:
         s = seat.seat
         settles = seat.insurance_settles
         if void_at is not None and (not settles or settles[0][0] > void_at):
-            returned_on_void(t, ctx, str(s), f"Seat {s}'s insurance", settles, cur)
+            if (
+                seat.insurance[0][0] < void_at or settles
+            ):  # (insurance placed after the void: its own finding)
+                returned_on_void(t, ctx, str(s), f"Seat {s}'s insurance", settles, cur)
             continue
         first = settled_once(
             t, ctx, settles, _insurance_wager, seat, partial(_due, t, seat, how.chip, how.up), cur

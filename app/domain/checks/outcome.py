@@ -95,14 +95,18 @@ def dealer_facts(cards: Sequence[str], up: str | None = None) -> DealerFacts:
 
 
 def dealer_complete(t: Trace, before: int, h17: bool | None) -> bool | None:
-    """Whether the dealer's hand was complete by rule before event ``before``: a blackjack (known, or as dealt), a
-    bust, or a total on which the dealer must stand. None when only a later card can tell (a soft 17 at a table
-    whose option is unknown)."""
+    """Whether the dealer's hand was complete by rule before event ``before``: shown (no card of it still face down:
+    in a hole-card game the dealer's play begins with the reveal, section 2.1) and a blackjack, a bust, or a total on
+    which the dealer must stand; or the dealer's blackjack was known (a peek). None when only a later card can tell (a
+    soft 17 at a table whose option is unknown)."""
     if t.dbj_known_at is not None and t.dbj_known_at < before:
         return True
     cards = t.dealer_before(before)
     if len(cards) < 2:
         return False
+    for dealt, shown in t.dealer_down.items():
+        if dealt < before and (shown is None or shown >= before):
+            return False
     if is_natural([cards[0], cards[1]]):
         return True
     total, soft = hand_total(cards)
@@ -113,16 +117,26 @@ def dealer_complete(t: Trace, before: int, h17: bool | None) -> bool | None:
     return None if h17 is None else not h17
 
 
-def judged_dealer(t: Trace, before: int, h17: bool | None) -> DealerFacts | None:
+def judged_dealer(t: Trace, before: int, h17: bool | None, s: HandAt | None = None) -> DealerFacts | None:
     """The dealer's hand a settlement made at event ``before`` is judged against: as it stood then if it was
     complete, else the final one; never with a card the drawing rule forbade (section 2.2). None when that cannot be
-    known (only part of the round was replayed)."""
+    known: only part of the round was replayed, and the hand settled (``s``) depends on what the dealer still held."""
     up = t.dealer_up
     cut = t.dealer_cut
     if dealer_complete(t, before, h17):
         cards = t.dealer_before(before)
         return dealer_facts(cards if cut is None else cards[:cut], up)
-    return dealer_facts(t.dealer_judged, up) if t.complete else None
+    if t.complete:
+        return dealer_facts(t.dealer_judged, up)
+    if s is not None and (
+        s.surrendered
+        or s.total > 21
+        or (s.blackjack and (len(t.dealer) >= 2 or (up is not None and up[0] not in "AKQJT")))
+    ):
+        return dealer_facts(
+            t.dealer_judged, up
+        )  # (what the dealer holds cannot change it, or is already dealt)
+    return None
 
 
 _BJ_VS_BJ = "its blackjack against the dealer's blackjack is a stand off"

@@ -118,7 +118,7 @@ def on_settle(
 
 def check_settlements(t: Trace, ctx: Ctx) -> None:
     dealer_blackjack = t.dealer_blackjack
-    last_dealer = t.dealer_events[-1] if t.dealer else -1
+    last_dealer = t.dealer_done_at() or -1  # (its last card, or the reveal of one)
     dbj = t.dbj_known_at
     void_at = t.void_at
     how = terms(t, ctx)
@@ -146,7 +146,10 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                     )
                 continue
             if void_at is not None and (h.settled_at is None or h.settled_at > void_at):
-                returned_on_void(t, ctx, h.name, f"Hand {h.name}'s wager", settles, how.currency)
+                if (
+                    h.created_by is None or h.created_by < void_at
+                ):  # (a split after the void is its own finding)
+                    returned_on_void(t, ctx, h.name, f"Hand {h.name}'s wager", settles, how.currency)
                 continue
             if aggregate:
                 # (missing and further settlements of a split box against a dealer blackjack: the box, below)
@@ -188,13 +191,13 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                     f"Hand {h.name}'s outcome depends on the dealer's total, but it was settled before the dealer's "
                     "hand was complete.",
                     expected="settled after the dealer's hand is complete",
-                    actual=f"settled at event {s.event}, dealer's last card at event {last_dealer}"
+                    actual=f"settled at event {s.event}, dealer's hand complete at event {last_dealer}"
                     if not unfinished
                     else f"settled at event {s.event}; the round was declared void at event {void_at}",
                 )
                 if unfinished:
                     continue
-            dealer = judged_dealer(t, s.event, how.h17)
+            dealer = judged_dealer(t, s.event, how.h17, s)
             if dealer is not None:
                 judge(ctx, h, s.event, once[1].net, s.total, s.stake, s.surrendered, s.blackjack, dealer, how)
         if aggregate and t.complete:
