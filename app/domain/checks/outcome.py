@@ -105,7 +105,12 @@ def dealer_complete(t: Trace, before: int, h17: bool | None) -> bool | None:
     if len(cards) < 2:
         return False
     for dealt, shown in t.dealer_down.items():
-        if dealt < before and (shown is None or shown >= before):
+        # (shown by its reveal, or by a card the dealer drew after it: the dealer draws to a hand it has turned up)
+        if (
+            dealt < before
+            and (shown is None or shown >= before)
+            and not any(dealt < e < before for e in t.dealer_events)
+        ):
             return False
     if is_natural([cards[0], cards[1]]):
         return True

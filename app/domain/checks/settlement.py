@@ -273,6 +273,11 @@ def _blackjack_before_hole(t: Trace, ctx: Ctx, h: HandState, s: HandAt) -> None:
     elif t.elections.get("peek") is not False:
         return
     known = t.dealer_second_known_at()
+    if second is not None and second[1] < s.event:
+        drawn = [e for e in t.dealer_events if e > second[1]]  # (the dealer draws to a hand it has turned up)
+        known = min([known, *drawn[:1]]) if known is not None else (drawn[0] if drawn else None)
+        if known is None:
+            return  # (never shown in the record: nothing says the payment came first)
     if known is not None and known < s.event:
         return
     ctx.emit(
