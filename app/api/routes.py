@@ -49,7 +49,9 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         409: "Conflict: the round_id was already submitted with a different record, or names several rounds.",
         413: "The body is over the configured limit (BJAUDIT_MAX_BODY_BYTES, default 1 MiB).",
         415: "The body is not JSON (Content-Type must be application/json, UTF-8).",
-        422: "The record (or a parameter) cannot be used; `errors` has one entry per problem with its JSON pointer.",
+        422: "The record (or a parameter) cannot be used; `errors` has one entry per problem with its JSON pointer. "
+        "A round played more than 5 minutes after the service received it is `urn:bjaudit:problem:round-in-future` "
+        "(pointer `/played_at`).",
         500: "Unexpected error (no internals disclosed; nothing was stored).",
         503: "The database is unreachable or not migrated; retry after `Retry-After` seconds. Nothing was stored.",
     }
