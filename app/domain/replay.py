@@ -98,7 +98,6 @@ class Progress:
         "dealer_facts",
         "dealer_done",
         "dealer_hidden",
-        "dealt",
         "peek_table",
         "implied_bj",
         "void_at",
@@ -133,7 +132,6 @@ class Progress:
         self.dealer_done = False
         # ... and once none of them lies face down, settlements are judged as they arrive.
         self.dealer_hidden = 0
-        self.dealt = False  # a card was dealt (burns before the first deal are the shoe's business)
         # Section 2.1: at a table that peeks, the peek is taken to have happened, recorded or not ...
         self.peek_table = elections.get("peek") is True
         # ... so a dealer blackjack dealt in the initial deal is known before the players act.
@@ -165,11 +163,11 @@ def replay(
             continue
         kind = ev.type
         p.present.add(kind)
-        judging = p.ctx
+        judging: Ctx | None = None
         if kind in _DECISIONS:
             if p.void_at is not None and _decided_after_void(p, i, ev):
                 # (reported; the wager it places is still in play, to be returned: the state follows it, unjudged)
-                p.ctx = _NOWHERE
+                judging, p.ctx = p.ctx, _NOWHERE
             if p.implied_bj and p.dbj_known_at is None and kind not in ("insurance", "even_money"):
                 _blackjack_known(p, i)
             if p.initial_end is not None:
@@ -200,7 +198,8 @@ def replay(
             _burn(p, i, ev)
         elif type(ev) is Void:
             _void(p, i, ev)
-        p.ctx = judging
+        if judging is not None:
+            p.ctx = judging
 
     t.initial_end = p.initial_end
     t.first_later_card = p.later_card
@@ -225,7 +224,6 @@ def _deal(p: Progress, i: int, ev: Deal) -> None:
     if n > p.decks:
         _too_many(p, i, card, n, target_name(to))
         return
-    p.dealt = True
     h = t.hands.get(to)  # type: ignore[arg-type]
     if h is None and to != DEALER:
         _hand_of(t, i, to, "A deal")  # type: ignore[arg-type]
@@ -602,7 +600,8 @@ def _burn(p: Progress, i: int, ev: Burn) -> None:
     if n > p.decks:
         _too_many(p, i, ev.card, n, None)
         return
-    if p.dealt and p.void_at is None and not _dealer_complete_now(p, i):
+    dealt = bool(t.dealer) or p.owed < 2 * len(t.seats) or p.later_player is not None
+    if dealt and p.void_at is None and not _dealer_complete_now(p, i):
         play.burned_during_play(t, p.ctx, i, ev.card)
 
 
