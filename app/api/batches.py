@@ -395,7 +395,19 @@ async def get_batch_results(
             description="findings: lines with findings (violations, unreplayable); rejected: unreadable lines."
         ),
     ] = None,
+    corrected: Annotated[
+        bool | None,
+        Query(
+            description="true: lines with a finding the table corrected (its `corrected_by` is set, round-v1 "
+            "section 2.3); false: lines with a finding the table did not correct. Lines with findings only (as "
+            "?only=findings); with ?only=rejected, nothing."
+        ),
+    ] = None,
 ) -> StreamingResponse:
     """The per-line results as NDJSON, streamed in line order."""
     await uow.read(batches.check_batch, batch_id, who.source)
-    return StreamingResponse(batches.iter_results(get_database(request), batch_id, only), media_type=NDJSON)
+    if corrected is not None and only == "rejected":  # a rejected line has no findings
+        return StreamingResponse(iter(()), media_type=NDJSON)
+    return StreamingResponse(
+        batches.iter_results(get_database(request), batch_id, only, corrected=corrected), media_type=NDJSON
+    )

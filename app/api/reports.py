@@ -34,7 +34,16 @@ _COUNTS = {
     "an amount_delta count nothing.",
     "owed_by_players": f"Money owed by players, as a POSITIVE amount, {_OWED}: the sum of the negative "
     "amount_delta, sign reversed. Not netted against `owed_to_players`.",
+    "voided_rounds": "Of `rounds`, those declared void (a `void` event, round-v1 section 2.3), by their latest audit.",
+    "corrected_findings": "Of `findings`, those the table corrected (a later `settle` with `corrects` replaced the "
+    "settlement at fault: the finding's `corrected_by` is set): errors caught at the table.",
+    "corrected_still_owed": "The sum of the amount_delta of `corrected_findings`, in minor units, signed (+ owed to "
+    "players, - owed by them): what the table's corrections left owed; 0 when every correction was right. Already "
+    "counted in `owed_to_players` / `owed_by_players`, which are what is still owed after every correction.",
+    "void_rate": "`voided_rounds / rounds`, to 6 decimal places; null where `rounds` is 0.",
+    "error_rate": "`rounds_with_findings / rounds`, to 6 decimal places; null where `rounds` is 0.",
 }
+_NOT_BY_RULE = " Null by rule (a rule's `rounds` are the rounds with its findings, not a round count)."
 
 
 class SummaryGroup(BaseModel):
@@ -59,6 +68,13 @@ class SummaryGroup(BaseModel):
     )
     owed_to_players: int = Field(description=_COUNTS["owed_to_players"])
     owed_by_players: int = Field(description=_COUNTS["owed_by_players"])
+    voided_rounds: int = Field(
+        description=_COUNTS["voided_rounds"] + " By rule: of the rounds with a finding under the rule."
+    )
+    corrected_findings: int = Field(description=_COUNTS["corrected_findings"])
+    corrected_still_owed: int = Field(description=_COUNTS["corrected_still_owed"])
+    void_rate: float | None = Field(description=_COUNTS["void_rate"] + _NOT_BY_RULE)
+    error_rate: float | None = Field(description=_COUNTS["error_rate"] + _NOT_BY_RULE)
 
 
 class SummaryTotals(BaseModel):
@@ -72,6 +88,11 @@ class SummaryTotals(BaseModel):
     findings: int = Field(description=_COUNTS["findings"])
     owed_to_players: int = Field(description=_COUNTS["owed_to_players"])
     owed_by_players: int = Field(description=_COUNTS["owed_by_players"])
+    voided_rounds: int = Field(description=_COUNTS["voided_rounds"])
+    corrected_findings: int = Field(description=_COUNTS["corrected_findings"])
+    corrected_still_owed: int = Field(description=_COUNTS["corrected_still_owed"])
+    void_rate: float | None = Field(description=_COUNTS["void_rate"])
+    error_rate: float | None = Field(description=_COUNTS["error_rate"])
 
 
 class SummaryReport(BaseModel):
@@ -96,9 +117,10 @@ class SummaryReport(BaseModel):
 CSV_ANSWER = (
     "With `Accept: text/csv` or `?format=csv`: the same report as CSV (RFC 4180, UTF-8, CRLF), as an attachment "
     "(`Content-Disposition`). A header row `row,<group_by>,rounds,rounds_with_findings,findings,owed_to_players,"
-    "owed_by_players`; one row per group (`row` is `group`), then the totals (`row` is `total`, the key empty). "
-    "Money in minor units, as integers; a key that a spreadsheet would read as a formula (starting with = + - @) "
-    "is written with a leading `'`. An empty key in a group row is the null key."
+    "owed_by_players,voided_rounds,corrected_findings,corrected_still_owed,void_rate,error_rate`; one row per group "
+    "(`row` is `group`), then the totals (`row` is `total`, the key empty). Money in minor units, as integers; rates "
+    "as decimals, an empty cell where the JSON has null; a key that a spreadsheet would read as a formula (starting "
+    "with = + - @) is written with a leading `'`. An empty key in a group row is the null key."
 )
 
 
@@ -202,7 +224,8 @@ async def summary_report(
     ] = None,
 ) -> Response:
     """Rounds, rounds with findings, findings and money owed to and by players over a range of play, by rule, table,
-    dealer, shoe or day, with totals; JSON, or CSV (`Accept: text/csv` or `?format=csv`)."""
+    dealer, shoe or day, with totals; apart, the voided rounds, the findings corrected at the table and what their
+    corrections left owed, and the void and error rates; JSON, or CSV (`Accept: text/csv` or `?format=csv`)."""
     q = Summary(
         group_by=group_by,
         played_from=_instant(played_from, "from"),

@@ -152,6 +152,18 @@ def _rule(value: str | None) -> str | None:
     return spelt
 
 
+CORRECTED = (
+    "true: rounds with a finding the table corrected (its `corrected_by` is set: a settlement replaced by a later "
+    "`settle` with `corrects`, round-v1 section 2.3; its `amount_delta` is what is still owed); false: rounds with a "
+    "finding the table did not correct. With ?rule=, the same finding must be under the rule. The latest audit's "
+    "findings."
+)
+VOIDED = (
+    "true: rounds declared void (a `void` event; the audit's `void` gives the event and the reason, and `void_reason` "
+    "in each item the reason); false: rounds not declared void. By the latest audit."
+)
+
+
 @rounds.get(
     "/rounds",
     response_model=schemas.RoundPage,
@@ -175,6 +187,8 @@ async def search_rounds(
         ),
     ] = None,
     verdict: Annotated[Verdict | None, Query()] = None,
+    corrected: Annotated[bool | None, Query(description=CORRECTED)] = None,
+    voided: Annotated[bool | None, Query(description=VOIDED)] = None,
     jurisdiction: Annotated[str | None, Query()] = None,
     source: Annotated[
         str | None,
@@ -189,13 +203,16 @@ async def search_rounds(
         str | None, Query(max_length=200, description="next_cursor of the previous page.")
     ] = None,
 ) -> Response:
-    """Search stored rounds by table, dealer, shoe, date, rule, verdict: newest played first, keyset-paginated."""
+    """Search stored rounds by table, dealer, shoe, date, rule, verdict, corrections at the table, voided: newest
+    played first, keyset-paginated."""
     q = Search(
         table=table,
         dealer=dealer,
         shoe=shoe,
         rule=_rule(rule),
         verdict=verdict,
+        corrected=corrected,
+        voided=voided,
         jurisdiction=jurisdiction,
         source=who.reads(source),
         played_from=_instant(played_from, "from"),

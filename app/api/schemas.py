@@ -28,8 +28,29 @@ class Finding(BaseModel):
     actual: Any = Field(default=None, description="What the record shows.")
     amount_delta: int | None = Field(
         default=None,
-        description="Money owed to (+) or by (-) the player, in minor units, when a payout is wrong.",
+        description="Money owed to (+) or by (-) the player, in minor units, when a payout is wrong: expected - "
+        "actual, or expected - corrected_actual for a settlement the table corrected (what is still owed; 0 when the "
+        "correction was right). Over a round's findings, the sum is what the round owes.",
     )
+    corrected_by: int | None = Field(
+        default=None,
+        description="Present when the table corrected the settlement at fault: the index of the (last) `settle` "
+        "with `corrects` that replaced it (round-v1 section 2.3).",
+    )
+    corrected_actual: int | None = Field(
+        default=None,
+        description="With corrected_by: the player's net on the bet after the correction, in minor units.",
+    )
+
+
+VoidReason = Literal["misdeal", "card_exposed", "shoe_error", "equipment", "other"]
+
+
+class RoundVoid(BaseModel):
+    """The round was declared void: no hand wins or loses."""
+
+    event: int = Field(description="0-based index of the `void` event.")
+    reason: VoidReason
 
 
 class AuditResult(BaseModel):
@@ -52,6 +73,11 @@ class AuditResult(BaseModel):
     elections_registration: int | None = Field(
         default=None,
         description="When elections_source is registered: the id of the registration the audit applied.",
+    )
+    void: RoundVoid | None = Field(
+        default=None,
+        description="Present when the round was declared void (round-v1 section 2.3); the verdict is still "
+        "compliant or violations.",
     )
 
 
@@ -233,6 +259,9 @@ class RoundSummary(BaseModel):
     engine_version: str
     finding_count: int
     record_sha256: str
+    void_reason: VoidReason | None = Field(
+        description="The reason the round was declared void (its latest audit's `void`); null when it was not."
+    )
 
 
 class RoundPage(BaseModel):

@@ -28,16 +28,25 @@ class ShoeRoundSummary(BaseModel):
         "jurisdiction's defaults."
     )
     cards: int | None = Field(
-        description="Cards the round shows (its deals); null when its record cannot be read."
+        description="Cards the round took from the shoe: its deals and its burns; null when its record cannot be "
+        "read."
+    )
+    burned: int | None = Field(
+        description="Of `cards`, those burned (`burn` events: discarded, on no hand); null when its record cannot "
+        "be read."
     )
 
 
 class ShoeFindingRound(BaseModel):
     round_id: str
     event: int | None = Field(
-        description="0-based index of the deal that showed the card; null for a decks finding."
+        description="0-based index of the deal (or burn) that showed the card; null for a decks finding."
     )
     decks: int | None = Field(default=None, description="For a decks finding: the decks this round states.")
+    burned: bool | None = Field(
+        default=None,
+        description="For an over-count: whether this sighting was a burn (true) or a deal (false).",
+    )
 
 
 class ShoeFinding(BaseModel):
@@ -73,11 +82,18 @@ class ShoeReconciliation(BaseModel):
         description="Copies of each card the count allowed: the decks; where rounds disagree, the most any states; "
         "where none states them, 8 (the most a table may use)."
     )
-    card_count: int = Field(description="Cards seen in all.")
+    card_count: int = Field(description="Cards used in all: dealt or burned.")
+    burn_count: int = Field(description="Of `card_count`, the cards burned.")
     rounds: list[ShoeRoundSummary] = Field(description="The shoe's rounds, in the order played.")
     cards_seen: dict[str, int] = Field(
-        description="How often each card was seen (a hole card once, not again when revealed), in deck order.",
+        description="How often each card left the shoe, dealt (a hole card once, not again when revealed) or burned "
+        "(round-v1 section 2.3: a burned card counts toward the copies of its card), in deck order.",
         examples=[{"AC": 2, "7D": 1, "KS": 3}],
+    )
+    cards_burned: dict[str, int] = Field(
+        description="Of `cards_seen`, how often each card was burned (the cards never burned left out), in deck "
+        "order.",
+        examples=[{"7D": 1}],
     )
     findings: list[ShoeFinding]
 
@@ -127,7 +143,7 @@ async def reconcile_shoe(
     ] = None,
 ) -> Response:
     """Shoe reconciliation: the rounds of one shoe share one card supply, so no card may be seen across them more
-    often than its decks hold it. The shoe's rounds, the cards seen, and each over-count as a finding naming the
-    rounds involved (at most 2000 rounds)."""
+    often than its decks hold it. The shoe's rounds, the cards seen (burned cards counted, and shown apart), and
+    each over-count as a finding naming the rounds involved (at most 2000 rounds)."""
     body = await uow.read(shoe_cases.reconcile_shoe, shoe_id, who.reads(source), jurisdiction)
     return Response(body, media_type=JSON)

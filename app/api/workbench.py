@@ -65,6 +65,8 @@ SEARCH_PARAMETERS = (
     "to",
     "verdict",
     "rule",
+    "corrected",
+    "voided",
     "jurisdiction",
     "source",
 )
@@ -84,7 +86,9 @@ def _templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(money=views.money, round_href=views.round_href, local_time=views.local_time)
+    env.globals.update(
+        money=views.money, percent=views.percent, round_href=views.round_href, local_time=views.local_time
+    )
     return env
 
 
@@ -472,6 +476,12 @@ def _verdict(value: str | None) -> str | None:
     return _one_of("verdict", value, VERDICTS, "not a verdict")
 
 
+def _yes_no(name: str, value: str | None) -> bool | None:
+    """``?corrected=`` / ``?voided=``: true or false, as the API takes them (None: not given)."""
+    said = _one_of(name, value, ("true", "false"), "neither true nor false")
+    return None if said is None else said == "true"
+
+
 @router.get("")
 async def search_page(request: Request, viewing: Viewer) -> Response:
     """Search stored rounds: the filters of GET /v1/rounds, a round_id box, the API's cursor."""
@@ -495,6 +505,8 @@ async def search_page(request: Request, viewing: Viewer) -> Response:
             shoe=params.get("shoe"),
             rule=_rule(params.get("rule")),
             verdict=_verdict(params.get("verdict")),
+            corrected=_yes_no("corrected", params.get("corrected")),
+            voided=_yes_no("voided", params.get("voided")),
             jurisdiction=_jurisdiction(params.get("jurisdiction")),
             source=who.reads(params.get("source")),
             played_from=_instant(params.get("from"), "from"),

@@ -326,6 +326,7 @@ _ROUND_ROW = (
     R.c.elections_id.label("r_elections_id"),
     R.c.finding_count.label("r_finding_count"),
     R.c.audit.label("r_audit"),
+    R.c.void_reason.label("r_void_reason"),
 )
 _REGISTRATION_ROW = (
     E.c.id.label("t_id"),
@@ -353,6 +354,7 @@ _AUDIT_ROW = (
     A.c.elections_id.label("a_elections_id"),
     A.c.finding_count.label("a_finding_count"),
     A.c.audit.label("a_audit"),
+    A.c.void_reason.label("a_void_reason"),
 )
 _AUDITED = R.alias("audited")
 """The round a re-audit is of (its identity is in the audit's entry; its coordinates check the findings rows)."""
@@ -470,6 +472,8 @@ FINDING_COLUMNS = (
     F.c.table_id,
     F.c.played_at,
     F.c.audit_no,
+    F.c.corrected_by,
+    F.c.corrected_actual,
 )
 
 

@@ -101,6 +101,9 @@ class RoundRow(Base):
     finding_count: Mapped[int] = mapped_column(Integer)
     audit: Mapped[str] = mapped_column(Text)
     """The audit result as returned to the submitter (JSON text)."""
+    void_reason: Mapped[str | None] = mapped_column(String(16))
+    """The audit's ``void.reason`` when the round was declared void (round-v1 section 2.3), else NULL: derived from
+    ``audit``, kept for search and reports."""
 
     __table_args__ = (
         UniqueConstraint("round_id", "source", "jurisdiction"),
@@ -137,6 +140,11 @@ class FindingRow(Base):
     audit_no: Mapped[int] = mapped_column(Integer, server_default="1")
     """Which of the round's audits the finding is of: 1, the audit stored with the round; 2, 3 ... re-audits
     (``audits``). Search and reports read the latest audit's."""
+    corrected_by: Mapped[int | None] = mapped_column(Integer)
+    """The finding's ``corrected_by``: the event of the table's (last) correction of the settlement at fault (round-v1
+    section 2.3); NULL when the table did not correct it. ``amount_delta`` is then what is still owed."""
+    corrected_actual: Mapped[int | None] = mapped_column(BigInteger)
+    """The finding's ``corrected_actual``: the player's net after that correction, in minor units; NULL as above."""
 
     __table_args__ = (
         UniqueConstraint("round_pk", "audit_no", "seq"),
@@ -166,6 +174,8 @@ class AuditRow(Base):
     finding_count: Mapped[int] = mapped_column(Integer)
     audit: Mapped[str] = mapped_column(Text)
     """The audit result (JSON text), as a dry run of the record would answer it then."""
+    void_reason: Mapped[str | None] = mapped_column(String(16))
+    """As ``rounds.void_reason``, of this audit."""
 
     __table_args__ = (
         UniqueConstraint("round_pk", "audit_no"),

@@ -55,7 +55,14 @@ class KeyRevoked(Exception):
 _ROUND_COLUMNS = [c.name for c in R.c if c.name != "id"]
 _ROUND_OF_FINDING = ("source", "jurisdiction", "table_id", "played_at")
 _FINDING_COLUMNS = [c for c in F.c if c.name not in ("id", "round_pk", *_ROUND_OF_FINDING)]
-_PG_TYPES = {"seq": "int", "event_index": "int", "amount_delta": "bigint", "audit_no": "int"}
+_PG_TYPES = {
+    "seq": "int",
+    "event_index": "int",
+    "amount_delta": "bigint",
+    "audit_no": "int",
+    "corrected_by": "int",
+    "corrected_actual": "bigint",
+}
 _FINDING_RECORD = ", ".join(f"{c.name} {_PG_TYPES.get(c.name, 'text')}" for c in _FINDING_COLUMNS)
 
 INSERT_ROUND = (

@@ -16,7 +16,7 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
-from app.store.rounds import finding_is_latest
+from app.store.rounds import finding_is_latest, latest_void_reason, with_latest_audit
 
 GroupBy = Literal["rule", "table", "dealer", "shoe", "day"]
 GROUP_BY: tuple[GroupBy, ...] = ("rule", "table", "dealer", "shoe", "day")
@@ -63,6 +63,11 @@ def _owed(sign: int) -> ColumnElement[Any]:
     return func.coalesce(func.sum(owed), 0)
 
 
+def _corrected_owed() -> ColumnElement[Any]:
+    """The sum of the amount_delta of the findings the table corrected (signed: what their corrections left owed)."""
+    return func.coalesce(func.sum(case((F.c.corrected_by.is_not(None), F.c.amount_delta))), 0)
+
+
 def _where(table: Table, q: Summary) -> ColumnElement[bool]:
     """``q``'s range, source and jurisdiction, on ``rounds`` or on ``findings`` (which carries copies of its
     round's)."""
@@ -92,22 +97,33 @@ def _keys(group_by: GroupBy) -> tuple[ColumnElement[Any] | None, ColumnElement[A
 
 def summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
     """The rows a summary is added up from, in no particular order, each with ``total`` (0: of the group ``key``;
-    1: of the whole report), ``rounds``, ``rounds_with_findings``, ``findings``, ``owed_to_players`` and
-    ``owed_by_players``: the rounds counted from ``rounds`` (the other columns 0), the rest from ``findings`` (which
-    carries its round's source, jurisdiction, table and time: only the dealer and shoe are joined from ``rounds``;
-    ``rounds`` 0). A group's, or the total's, figures are the sum of its rows. By ``rule`` the rounds are counted in
-    the total only. Findings are those of each round's latest audit. One statement: every figure is of one
-    snapshot."""
+    1: of the whole report) and the figures of :data:`FIGURES`: the rounds (and the voided ones) counted from
+    ``rounds`` (the other figures 0), the rest from ``findings`` (which carries its round's source, jurisdiction,
+    table and time: only the dealer and shoe are joined from ``rounds``; ``rounds`` 0). A group's, or the total's,
+    figures are the sum of its rows. By ``rule`` the rounds are counted in the total only, and a rule's voided rounds
+    from its findings' rounds. Findings, and whether a round was voided, are those of each round's latest audit. One
+    statement: every figure is of one snapshot."""
     round_key, finding_key = _keys(q.group_by)
     zero: ColumnElement[Any] = literal_column("0")
     null: ColumnElement[Any] = literal_column("NULL")
     of_rounds, of_findings = _where(R, q), and_(_where(F, q), finding_is_latest())
-    findings = F.join(R, R.c.id == F.c.round_pk) if q.group_by in ("dealer", "shoe") else F
+    rounds = with_latest_audit()
+    voided = func.count(latest_void_reason())
+    findings: Any = F.join(R, R.c.id == F.c.round_pk) if q.group_by in ("dealer", "shoe") else F
+    voided_of_findings: ColumnElement[Any] = zero
+    if q.group_by == "rule":
+        # The voided rounds among a rule's: a subquery, so that its latest-audit join stays out of the finding's
+        # own latest-audit test.
+        void = select(R.c.id).select_from(rounds).where(latest_void_reason().is_not(None)).subquery("voided")
+        findings = F.outerjoin(void, void.c.id == F.c.round_pk)
+        voided_of_findings = func.count(void.c.id.distinct())
     found = [
         func.count(F.c.round_pk.distinct()),
         func.count(),
         _owed(1),
         _owed(-1),
+        func.count(F.c.corrected_by),
+        _corrected_owed(),
     ]
     parts = [
         select(
@@ -118,20 +134,38 @@ def summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
             zero.label("findings"),
             zero.label("owed_to_players"),
             zero.label("owed_by_players"),
+            voided.label("voided_rounds"),
+            zero.label("corrected_findings"),
+            zero.label("corrected_still_owed"),
         )
-        .select_from(R)
+        .select_from(rounds)
         .where(of_rounds),
-        select(literal_column("1"), null, zero, *found).select_from(F).where(of_findings),
-        select(literal_column("0"), finding_key, zero, *found)
+        select(literal_column("1"), null, zero, *found[:4], zero, *found[4:])
+        .select_from(F)
+        .where(of_findings),
+        select(literal_column("0"), finding_key, zero, *found[:4], voided_of_findings, *found[4:])
         .select_from(findings)
         .where(of_findings)
         .group_by(finding_key),
     ]
     if round_key is not None:
         parts.append(
-            select(literal_column("0"), round_key, func.count(), zero, zero, zero, zero)
-            .select_from(R)
+            select(literal_column("0"), round_key, func.count(), *([zero] * 4), voided, zero, zero)
+            .select_from(rounds)
             .where(of_rounds)
             .group_by(round_key)
         )
     return session.execute(union_all(*parts)).all()
+
+
+FIGURES = (
+    "rounds",
+    "rounds_with_findings",
+    "findings",
+    "owed_to_players",
+    "owed_by_players",
+    "voided_rounds",
+    "corrected_findings",
+    "corrected_still_owed",
+)
+"""What :func:`summary`'s rows count, in their order."""

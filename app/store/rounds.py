@@ -15,6 +15,7 @@ from sqlalchemy import (
     TextClause,
     and_,
     bindparam,
+    case,
     exists,
     func,
     or_,
@@ -80,6 +81,8 @@ def finding_rows(
             "table_id": rnd.table_id,
             "played_at": rnd.played_at,
             "audit_no": audit_no,
+            "corrected_by": f.get("corrected_by"),
+            "corrected_actual": f.get("corrected_actual"),
         }
         for i, f in enumerate(findings)
     ]
@@ -128,6 +131,12 @@ def with_latest_audit() -> Any:
             ~exists().where(_LATER.c.round_pk == A.c.round_pk, _LATER.c.audit_no > A.c.audit_no),
         ),
     )
+
+
+def latest_void_reason() -> ColumnElement[Any]:
+    """The latest audit's ``void_reason`` of a round (NULL: not voided), in a query over :func:`with_latest_audit`.
+    Not :func:`latest`'s COALESCE: a re-audit that finds the round not voided has a NULL of its own."""
+    return case((A.c.id.is_not(None), A.c.void_reason), else_=R.c.void_reason)
 
 
 def latest(column: str) -> ColumnElement[Any]:
@@ -208,6 +217,11 @@ class Search:
     source: str | None = None
     played_from: datetime | None = None
     played_to: datetime | None = None
+    corrected: bool | None = None
+    """With findings corrected at the table (True) or not (False): the rounds with a finding (under ``rule``, if
+    given) whose ``corrected_by`` is set, or not."""
+    voided: bool | None = None
+    """Rounds declared void (True) or not (False), by their latest audit."""
     after: tuple[datetime, int] | None = None
     """Keyset cursor: the (played_at, id) of the last row of the previous page."""
 
@@ -225,6 +239,7 @@ SEARCH_COLUMNS = (
     latest("engine_version"),
     latest("finding_count"),
     R.c.record_sha256,
+    latest_void_reason().label("void_reason"),
 )
 
 
@@ -233,7 +248,8 @@ def _like_escape(s: str) -> str:
 
 
 def search_conditions(q: Search) -> list[Any]:
-    """``q`` as conditions on ``rounds`` (a verdict's on :func:`with_latest_audit`, which it then needs)."""
+    """``q`` as conditions on ``rounds`` (a verdict's and a void's on :func:`with_latest_audit`, which they then
+    need)."""
     conds: list[Any] = []
     if q.table is not None:
         conds.append(R.c.table_id == q.table)
@@ -251,11 +267,17 @@ def search_conditions(q: Search) -> list[Any]:
         conds.append(R.c.played_at >= q.played_from)
     if q.played_to is not None:
         conds.append(R.c.played_at < q.played_to)
+    if q.voided is not None:
+        void = latest_void_reason()
+        conds.append(void.is_not(None) if q.voided else void.is_(None))
+    found: list[Any] = []  # one finding must meet them all
     if q.rule is not None:
         cited = F.c.also_cited_as.like(f'%"{_like_escape(q.rule)}"%', escape="\\")
-        conds.append(
-            exists().where(F.c.round_pk == R.c.id, or_(F.c.rule == q.rule, cited), finding_is_latest())
-        )
+        found.append(or_(F.c.rule == q.rule, cited))
+    if q.corrected is not None:
+        found.append(F.c.corrected_by.is_not(None) if q.corrected else F.c.corrected_by.is_(None))
+    if found:
+        conds.append(exists().where(F.c.round_pk == R.c.id, *found, finding_is_latest()))
     if q.after is not None:
         conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
     return conds

@@ -729,6 +729,7 @@ _STAGE_COLUMNS = (
     ("elections_id", "int8"),
     ("finding_count", "int4"),
     ("audit", "text"),
+    ("void_reason", "text"),
 )
 _STAGE_NAMES = ", ".join(n for n, _ in _STAGE_COLUMNS)
 _STAGE_TYPES = [t for _, t in _STAGE_COLUMNS]
@@ -746,6 +747,8 @@ _FINDING_COLUMNS = (
     ("jurisdiction", "text"),
     ("table_id", "text"),
     ("played_at", "timestamptz"),
+    ("corrected_by", "int4"),
+    ("corrected_actual", "int8"),
 )
 _RESULT_COLUMNS = (
     ("batch_id", "text"),
@@ -830,6 +833,7 @@ def _stage_row(line: _Line) -> tuple[Any, ...]:
         result.get("elections_registration"),
         len(result.get("findings", ())),
         line.audited.body.decode(),
+        round_cases.void_reason(result),
     )
 
 
@@ -849,6 +853,8 @@ def _finding_rows(pk: int, line: _Line, source: str) -> list[tuple[Any, ...]]:
             v["jurisdiction"],
             v["table_id"],
             v["played_at"],
+            v["corrected_by"],
+            v["corrected_actual"],
         )
         for v in _finding_values(pk, line, source)
     ]
@@ -997,16 +1003,29 @@ def results_query(batch_id: str, after: int, only: str | None, limit: int) -> Se
     return stmt.where(BR.c.outcome.in_(outcomes)) if outcomes else stmt
 
 
-def iter_results(db: Database, batch_id: str, only: str | None, page: int = 2000) -> Iterator[bytes]:
-    """The batch's per-line results as NDJSON, in line order, read in pages (keyset on line_no): flat memory."""
+def corrected_in(row: Any, corrected: bool) -> bool:
+    """Whether a per-line result's findings hold one the table corrected (``corrected``: its ``corrected_by`` is
+    set, round-v1 section 2.3), or one it did not; a line without findings holds neither."""
+    if row.outcome in ("rejected", "conflict") or not row.detail:
+        return False
+    return any(("corrected_by" in f) == corrected for f in orjson.loads(row.detail))
+
+
+def iter_results(
+    db: Database, batch_id: str, only: str | None, page: int = 2000, corrected: bool | None = None
+) -> Iterator[bytes]:
+    """The batch's per-line results as NDJSON, in line order, read in pages (keyset on line_no): flat memory.
+    ``corrected``: only the lines with a finding the table corrected (True) or did not (False)."""
     after = 0
     while True:
-        stmt = results_query(batch_id, after, only, page)
+        stmt = results_query(batch_id, after, "findings" if corrected is not None else only, page)
         with db.reading() as s:
             rows = s.execute(stmt).all()
         if not rows:
             return
-        yield b"".join(result_line(r) for r in rows)
+        kept = rows if corrected is None else [r for r in rows if corrected_in(r, corrected)]
+        if kept:
+            yield b"".join(result_line(r) for r in kept)
         after = rows[-1].line_no
 
 

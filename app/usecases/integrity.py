@@ -42,6 +42,7 @@ from app.files import create_private
 from app.store import chain
 from app.store import rounds as rounds_repo
 from app.usecases.errors import ServiceError
+from app.usecases.rounds import void_reason as void_reason_of
 
 MAX_PROBLEMS = 100
 """Problems listed per source (all are counted)."""
@@ -316,6 +317,19 @@ def findings_disagree(
     return None
 
 
+def void_disagrees(audit: str, void_reason: str | None) -> str | None:
+    """How a round's or a re-audit's ``void_reason`` column disagrees with its audit's ``void`` (it is derived from
+    it), or None."""
+    try:
+        result = orjson.loads(audit)
+    except orjson.JSONDecodeError:
+        return None  # said by findings_disagree
+    said = void_reason_of(result) if isinstance(result, dict) else None
+    if said == void_reason:
+        return None
+    return f"its void_reason column says {void_reason!r}, its audit {said!r}"
+
+
 # --- the database -------------------------------------------------------------------------------------------------
 
 
@@ -344,6 +358,9 @@ def _entry(r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]
         disagree = findings_disagree(values, int(r.r_id), findings.get((int(r.r_id), 1), ()))
         if disagree:
             why.append(disagree)
+        void = void_disagrees(values["audit"], r.r_void_reason)
+        if void:
+            why.append(void)
     elif r.kind == "registration" and r.t_id is not None:
         row_digest = chain.content_digest(chain.registration_content(chain.registration_values(r)))
     elif r.kind == "audit" and r.a_id is not None:
@@ -356,6 +373,9 @@ def _entry(r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]
             disagree = findings_disagree(values, key[0], findings.get(key, ()), audit_no=key[1])
             if disagree:
                 why.append(disagree)
+            void = void_disagrees(values["audit"], r.a_void_reason)
+            if void:
+                why.append(void)
     return Entry(int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why))
 
 

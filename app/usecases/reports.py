@@ -17,7 +17,12 @@ from app.store import reports as repo
 from app.store.reports import Summary
 from app.usecases.rounds import iso_utc
 
-COLUMNS = ("rounds", "rounds_with_findings", "findings", "owed_to_players", "owed_by_players")
+FIGURES = repo.FIGURES
+"""The counts and sums of each group and of the totals (in this order, in the JSON and the CSV)."""
+RATES = ("void_rate", "error_rate")
+"""Of the rounds of a group (or of the report): ``voided_rounds / rounds`` and ``rounds_with_findings / rounds``,
+rounded to 6 decimal places; null by rule (a rule's rounds are those with its findings) and where no round counts."""
+COLUMNS = (*FIGURES, *RATES)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -26,22 +31,47 @@ class Report:
     query: Summary
     groups: list[dict[str, Any]]
     """``key`` and :data:`COLUMNS`, ordered by key (code point order; the null key last)."""
-    totals: dict[str, int]
+    totals: dict[str, Any]
+    """:data:`COLUMNS`."""
+
+
+def rate(part: int, whole: int) -> float | None:
+    """``part / whole`` to 6 decimal places; None when there is no whole.
+
+    >>> rate(1, 3), rate(0, 5), rate(0, 0)
+    (0.333333, 0.0, None)
+    """
+    return round(part / whole, 6) if whole else None
+
+
+def with_rates(counts: dict[str, int], has_rounds: bool) -> dict[str, Any]:
+    """The figures and the rates of a group or of the totals (``has_rounds``: its ``rounds`` are a round count)."""
+    rounds = counts["rounds"] if has_rounds else 0
+    return {
+        **counts,
+        "void_rate": rate(counts["voided_rounds"], rounds),
+        "error_rate": rate(counts["rounds_with_findings"], rounds),
+    }
 
 
 def summary(session: Session, q: Summary) -> Report:
     """The summary report of ``q``: its groups and totals, added up by the database in one statement."""
     groups: dict[str | None, dict[str, int]] = {}
-    totals = dict.fromkeys(COLUMNS, 0)
+    totals = dict.fromkeys(FIGURES, 0)
     for row in repo.summary(session, q):
-        into = totals if int(row.total) else groups.setdefault(row.key, dict.fromkeys(COLUMNS, 0))
-        for c in COLUMNS:
+        into = totals if int(row.total) else groups.setdefault(row.key, dict.fromkeys(FIGURES, 0))
+        for c in FIGURES:
             into[c] += int(row._mapping[c])  # PostgreSQL's sum() of bigint is numeric
-    if q.group_by == "rule":  # a rule's rounds are those of its findings
+    by_rule = q.group_by == "rule"
+    if by_rule:  # a rule's rounds are those of its findings
         for counts in groups.values():
             counts["rounds"] = counts["rounds_with_findings"]
     ordered = sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
-    return Report(q, [{"key": key, **counts} for key, counts in ordered], totals)
+    return Report(
+        q,
+        [{"key": key, **with_rates(counts, not by_rule)} for key, counts in ordered],
+        with_rates(totals, True),
+    )
 
 
 def _when(ts: datetime | None) -> str | None:
@@ -75,15 +105,24 @@ def cell(value: str | None) -> str:
     return "'" + value if value.startswith(FORMULA_START) else value
 
 
+def number(value: int | float | None) -> str:
+    """A figure or a rate in a CSV cell: integers as they are, rates as decimals, an absent rate empty.
+
+    >>> number(12), number(-500), number(0.0125), number(0.0), number(None)
+    ('12', '-500', '0.0125', '0.0', '')
+    """
+    return "" if value is None else str(value)
+
+
 def as_csv(report: Report) -> bytes:
     """The report as CSV (RFC 4180, CRLF, UTF-8): a header row, one row per group, then the totals row; ``row`` is
-    ``group`` or ``total``; money in minor units, as integers."""
+    ``group`` or ``total``; money in minor units, as integers; rates as decimals (empty where there is none)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["row", report.query.group_by, *COLUMNS])
     for g in report.groups:
-        writer.writerow(["group", cell(g["key"]), *(g[c] for c in COLUMNS)])
-    writer.writerow(["total", "", *(report.totals[c] for c in COLUMNS)])
+        writer.writerow(["group", cell(g["key"]), *(number(g[c]) for c in COLUMNS)])
+    writer.writerow(["total", "", *(number(report.totals[c]) for c in COLUMNS)])
     return out.getvalue().encode()
 
 

@@ -265,7 +265,18 @@ def audit_columns(done: Audited) -> dict[str, Any]:
         "elections_id": result.get("elections_registration"),
         "finding_count": len(result.get("findings", ())),
         "audit": done.body.decode(),
+        "void_reason": void_reason(result),
     }
+
+
+def void_reason(result: Mapping[str, Any]) -> str | None:
+    """The reason of an audit's ``void`` (the round was declared void, round-v1 section 2.3), else None.
+
+    >>> void_reason({"void": {"event": 9, "reason": "misdeal"}}), void_reason({"verdict": "compliant"})
+    ('misdeal', None)
+    """
+    void = result.get("void")
+    return void.get("reason") if isinstance(void, Mapping) else None
 
 
 def round_row(
@@ -549,6 +560,7 @@ def search_rounds(session: Session, q: repo.Search, limit: int, cursor: str | No
             "engine_version": r.engine_version,
             "finding_count": r.finding_count,
             "record_sha256": r.record_sha256,
+            "void_reason": r.void_reason,
         }
         for r in page
     ]

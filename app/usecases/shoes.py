@@ -6,6 +6,8 @@ Called by the HTTP API. Functions take a :class:`~sqlalchemy.orm.Session` and ne
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -13,7 +15,7 @@ import orjson
 from sqlalchemy.orm import Session
 
 from app.domain.errors import AuditError
-from app.domain.model import Round
+from app.domain.model import Burn, Deal, Round
 from app.domain.shoe import MAX_DECKS, Reconciliation, ShoeRound, reconcile
 from app.jurisdictions import ruleset_for
 from app.jurisdictions.common import uncited
@@ -67,6 +69,21 @@ def round_decks(rnd: Round, audit: Mapping[str, Any]) -> tuple[int | None, str |
     return (default, "defaults") if type(default) is int else (None, None)
 
 
+def burns_counted(rnd: Round) -> tuple[Round, dict[int, str]]:
+    """The round as the count reads it, and its burned cards by event index.
+
+    Interpretation (round-v1 section 2.3): a burned card leaves the shoe as a dealt card does, and counts toward the
+    copies of its card across the shoe's rounds and toward the cards used; it belongs to no hand. The count
+    (:func:`app.domain.shoe.reconcile`) reads the cards a round deals, so each burn is given to it as a card dealt at
+    the burn's own index (to no hand the answer shows: only its card and index are read), and the answer tells the
+    burns apart by their indices."""
+    burned = {i: ev.card for i, ev in enumerate(rnd.events) if type(ev) is Burn}
+    if not burned:
+        return rnd, burned
+    events = tuple(Deal("dealer", ev.card, ev.face) if type(ev) is Burn else ev for ev in rnd.events)
+    return dataclasses.replace(rnd, events=events), burned
+
+
 def reconcile_shoe(session: Session, shoe_id: str, source: str | None, jurisdiction: str | None) -> bytes:
     """The reconciliation of a stored shoe, as JSON: its rounds in the order played, the cards seen, findings."""
     groups = repo.shoe_groups(session, shoe_id, source, jurisdiction)
@@ -100,6 +117,7 @@ def shoe_answer(shoe_id: str, source: str, jurisdiction: str, rows: Sequence[Any
     summaries: list[dict[str, Any]] = []
     counted: list[dict[str, Any]] = []  # the summaries of the rounds read, whose cards are counted
     unreadable: list[tuple[str, InvalidRound]] = []
+    burns: dict[tuple[str, int], str] = {}  # (round_id, event) of each burn -> its card
 
     def readable() -> Iterator[ShoeRound]:
         for row in rows:
@@ -110,6 +128,7 @@ def shoe_answer(shoe_id: str, source: str, jurisdiction: str, rows: Sequence[Any
                 "decks": None,
                 "decks_source": None,
                 "cards": None,
+                "burned": None,
             }
             summaries.append(summary)
             try:
@@ -120,11 +139,15 @@ def shoe_answer(shoe_id: str, source: str, jurisdiction: str, rows: Sequence[Any
             decks, decks_source = round_decks(rnd, orjson.loads(row.audit))
             summary["decks"], summary["decks_source"] = decks, decks_source
             counted.append(summary)
+            rnd, burned = burns_counted(rnd)
+            summary["burned"] = len(burned)
+            burns.update({(row.round_id, i): card for i, card in burned.items()})
             yield ShoeRound(rnd, decks)
 
     done = reconcile(readable())
     for summary, n in zip(counted, done.cards_per_round, strict=True):
         summary["cards"] = n
+    burned_cards = Counter(burns.values())
     return {
         "shoe_id": shoe_id,
         "source": source,
@@ -132,9 +155,11 @@ def shoe_answer(shoe_id: str, source: str, jurisdiction: str, rows: Sequence[Any
         "decks": done.decks,
         "copies_allowed": done.allowed,
         "card_count": sum(done.cards_seen.values()),
+        "burn_count": len(burns),
         "rounds": summaries,
         "cards_seen": done.cards_seen,
-        "findings": findings(shoe_id, done, unreadable),
+        "cards_burned": {card: burned_cards[card] for card in done.cards_seen if card in burned_cards},
+        "findings": findings(shoe_id, done, unreadable, frozenset(burns)),
     }
 
 
@@ -153,10 +178,14 @@ def _plural(n: int, word: str) -> str:
 
 
 def findings(
-    shoe_id: str, done: Reconciliation, unreadable: Sequence[tuple[str, InvalidRound]] = ()
+    shoe_id: str,
+    done: Reconciliation,
+    unreadable: Sequence[tuple[str, InvalidRound]] = (),
+    burns: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[dict[str, Any]]:
     """The shoe's findings: rounds whose record cannot be read, rounds that disagree on the decks, then each card
-    seen too often (in the order it went past the copies allowed)."""
+    seen too often (in the order it went past the copies allowed; ``burns``: the (round_id, event) of the burned
+    cards, whose sightings say so)."""
     out: list[dict[str, Any]] = []
     for rid, exc in unreadable:
         first = (exc.errors or [{}])[0]
@@ -207,16 +236,21 @@ def findings(
         basis = f"{_plural(done.allowed, 'deck')} hold{'s' if done.allowed == 1 else ''} only {done.allowed} of it"
     for o in done.over_counts:
         rounds = list(dict.fromkeys(s.round_id for s in o.sightings))
+        n_burned = sum((s.round_id, s.event) in burns for s in o.sightings)
+        of_them = f" ({n_burned} of them burned)" if n_burned else ""
         out.append(
             {
                 **_rule(OVER_COUNT),
-                "message": f"{o.card} is seen {o.seen} times in shoe {shoe_id}, but {basis}: a card was added to the "
-                f"shoe, or a round is misrecorded. Seen in {', '.join(rounds)}; past the limit first in "
+                "message": f"{o.card} is seen {o.seen} times in shoe {shoe_id}{of_them}, but {basis}: a card was added "
+                f"to the shoe, or a round is misrecorded. Seen in {', '.join(rounds)}; past the limit first in "
                 f"{o.first_over.round_id} (event {o.first_over.event}).",
                 "expected": o.allowed,
                 "actual": o.seen,
                 "card": o.card,
-                "rounds": [{"round_id": s.round_id, "event": s.event} for s in o.sightings],
+                "rounds": [
+                    {"round_id": s.round_id, "event": s.event, "burned": (s.round_id, s.event) in burns}
+                    for s in o.sightings
+                ],
             }
         )
     return out

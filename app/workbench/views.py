@@ -66,6 +66,20 @@ def owed(delta: int, jurisdiction: str | None) -> str:
     return "nothing owed either way"
 
 
+def percent(rate: float | None) -> str:
+    """A report's rate (a fraction) for people: to one decimal place from 1%, two significant digits below; a dash
+    where there is none (no rounds, or by rule).
+
+    >>> percent(0.333333), percent(0.666667), percent(0.0), percent(1.0), percent(0.000125), percent(None)
+    ('33.3%', '66.7%', '0%', '100%', '0.013%', '—')
+    """
+    if rate is None:
+        return "\u2014"
+    pct = rate * 100
+    text = f"{pct:.1f}".removesuffix(".0") if pct >= 1 or pct == 0 else f"{pct:.2g}"
+    return f"{text}%"
+
+
 def local_time(text: str | None) -> str:
     """An RFC 3339 time as the table saw it: its own offset kept (``Z`` is UTC).
 
@@ -182,6 +196,30 @@ class HandView:
     settlements: list[str] = field(default_factory=list)
     total: str = ""
     outcome: str = ""
+    stake: int | None = None
+    """The wager the hand was dealt with (the seat's, or the split's), before any double."""
+
+
+@dataclass
+class BurnView:
+    """A burned card: it left the shoe and belongs to no hand (round-v1 section 2.3)."""
+
+    event: int
+    card: CardView
+    face: str
+    """``face down`` or ``face up``, as the record says it was burned."""
+
+
+@dataclass
+class VoidView:
+    """The round declared void (round-v1 section 2.3): no hand wins or loses."""
+
+    event: int | None
+    """The ``void`` event (None: the audit says so, the record's events do not)."""
+    reason: str
+    """In words: ``misdeal``, ``card exposed``, ``shoe error``, ``equipment``, ``other``."""
+    returned: list[str]
+    """The wagers returned after it (``settle`` with ``result: "void"``), in words, in the order settled."""
 
 
 @dataclass
@@ -197,6 +235,8 @@ class SeatView:
 class TableView:
     dealer: HandView
     seats: list[SeatView]
+    burned: list[BurnView] = field(default_factory=list)
+    """Burned cards, apart from the hands, in the order burned."""
 
 
 def _total(cards: Sequence[CardView], from_split: bool) -> str:
@@ -222,6 +262,8 @@ def _seat_of(key: str) -> int | None:
 def _settle_text(ev: Mapping[str, Any], jurisdiction: str | None) -> str:
     result = str(ev.get("result", "?"))
     amount = ev.get("amount")
+    if result == "void":
+        return "void: wager returned" if not amount else f"void: {money(amount, jurisdiction)} moved"
     if not isinstance(amount, int) or result == "push" or amount == 0:
         return result if result != "lose" or amount else "push (stake returned)"
     verb = "paid" if result == "win" else "collected"
@@ -236,6 +278,8 @@ class _Table:
         self.jurisdiction = record.get("jurisdiction")
         self.hands: dict[str, HandView] = {"dealer": HandView("dealer", "Dealer")}
         self.seats: dict[int, SeatView] = {}
+        self.side_stakes: dict[tuple[int, str], int] = {}
+        """(seat, "insurance" or "additional") -> the amount wagered."""
         for s in record.get("seats") or ():
             if isinstance(s, Mapping) and isinstance(s.get("seat"), int):
                 n = s["seat"]
@@ -247,8 +291,16 @@ class _Table:
                     view.side.append(
                         f"additional wager ({kind}): {money(extra.get('amount'), self.jurisdiction)}"
                     )
-                self._hand(f"{n}.1")  # the box's first hand, in seat order
-        self.face_down: dict[str, list[CardView]] = {}
+                    if isinstance(extra.get("amount"), int):
+                        self.side_stakes[(n, "additional")] = extra["amount"]
+                self._hand(f"{n}.1").stake = wager  # the box's first hand, in seat order
+        self.burned: list[BurnView] = []
+        self.void: tuple[int, str] | None = None
+        self.returned: list[str] = []
+        self.settled: dict[int, tuple[list[str], int, str]] = {}
+        """Each settlement's event -> where its words are (a hand's or a seat's list, the index) and the words, so
+        that a correction (``corrects``) is written beside the settlement it replaces."""
+        self.index = 0
 
     def _hand(self, name: str) -> HandView:
         key = hand_key(name)
@@ -263,9 +315,20 @@ class _Table:
         return hand
 
     def apply(self, ev: Mapping[str, Any]) -> list[CardView]:
-        """Play one event; the cards it shows (a deal's, a reveal's)."""
+        """Play one event (the next of the record's); the cards it shows (a deal's, a reveal's, a burn's)."""
+        index, self.index = self.index, self.index + 1
         kind = ev.get("type")
         j = self.jurisdiction
+        if kind == "burn" and isinstance(ev.get("card"), str):
+            face = "face up" if ev.get("face") == "up" else "face down"
+            self.burned.append(BurnView(index, card_view(ev["card"]), face))
+            return [card_view(ev["card"])]
+        if kind == "void":
+            self.void = (index, str(ev.get("reason", "?")).replace("_", " "))
+            return []
+        if kind == "settle":
+            self._settle(index, ev)
+            return []
         if kind == "deal" and isinstance(ev.get("to"), str) and isinstance(ev.get("card"), str):
             card = card_view(ev["card"], down=ev.get("face") == "down")
             self._hand(ev["to"]).cards.append(card)
@@ -284,27 +347,54 @@ class _Table:
             if seat is not None:
                 new = self._hand(f"{seat}.{len(self.seats[seat].hands) + 1}")
                 new.from_split = hand.from_split = True
+                new.stake = ev.get("amount") if isinstance(ev.get("amount"), int) else None
                 if len(hand.cards) >= 2:
                     new.cards.append(hand.cards.pop(1))
         elif kind == "double" and isinstance(hand_name, str) and isinstance(ev.get("amount"), int):
             self._hand(hand_name).doubled += ev["amount"]
         elif kind == "surrender" and isinstance(hand_name, str):
             self._hand(hand_name).surrendered = True
-        elif kind == "settle":
-            bet = ev.get("bet")
-            if bet == "main" and isinstance(hand_name, str):
-                self._hand(hand_name).settlements.append(_settle_text(ev, j))
-            elif isinstance(ev.get("seat"), int) and ev["seat"] in self.seats:
-                what = "insurance" if bet == "insurance" else "additional wager"
-                self.seats[ev["seat"]].side.append(f"{what} settled, {_settle_text(ev, j)}")
         elif kind in ("insurance", "even_money") and isinstance(ev.get("seat"), int):
             seat_view = self.seats.get(ev["seat"])
+            if kind == "insurance" and isinstance(ev.get("amount"), int):
+                self.side_stakes[(ev["seat"], "insurance")] = ev["amount"]
             if seat_view is not None:
                 amount = money(ev.get("amount"), j)
                 seat_view.side.append(
                     f"insurance of {amount}" if kind == "insurance" else f"even money: {amount} paid"
                 )
         return []
+
+    def _settle(self, index: int, ev: Mapping[str, Any]) -> None:
+        """A settlement in words, on its hand (main) or its seat (side wagers); a correction beside the settlement it
+        replaces (its ``corrects``: the settlement, or an earlier correction of it); a voided wager's return also in
+        the list of the returned."""
+        bet, hand_name, seat_no = ev.get("bet"), ev.get("hand"), ev.get("seat")
+        words = _settle_text(ev, self.jurisdiction)
+        if bet == "main" and isinstance(hand_name, str):
+            hand = self._hand(hand_name)
+            into, whose = hand.settlements, f"the main wager of {self.label(hand_name)}"
+            stake = None if hand.stake is None else hand.stake + hand.doubled
+        elif isinstance(seat_no, int) and seat_no in self.seats:
+            what = "insurance" if bet == "insurance" else "additional wager"
+            into, whose = self.seats[seat_no].side, f"seat {seat_no}'s {what}"
+            words, stake = f"{what} settled, {words}", self._side_stake(seat_no, bet)
+        else:
+            return
+        if ev.get("result") == "void":
+            self.returned.append(whose + (f" ({money(stake, self.jurisdiction)})" if stake else ""))
+        replaced = self.settled.get(ev["corrects"]) if isinstance(ev.get("corrects"), int) else None
+        if replaced is not None and replaced[0] is into:
+            slot, first = replaced[1], replaced[2]
+            into[slot] = f"{first}, corrected at #{index} to {_settle_text(ev, self.jurisdiction)}"
+            self.settled[index] = (into, slot, first)
+            return
+        into.append(words)
+        self.settled[index] = (into, len(into) - 1, words)
+
+    def _side_stake(self, seat_no: int, bet: Any) -> int | None:
+        """The insurance placed, or the additional wager, of a seat (as the record states them)."""
+        return self.side_stakes.get((seat_no, str(bet)))
 
     def label(self, name: str) -> str:
         key = hand_key(name)
@@ -327,7 +417,7 @@ class _Table:
                 parts.append("surrendered")
             parts.extend(hand.settlements or ["not settled"])
             hand.outcome = "; ".join(parts)
-        return TableView(self.hands["dealer"], [self.seats[n] for n in sorted(self.seats)])
+        return TableView(self.hands["dealer"], [self.seats[n] for n in sorted(self.seats)], self.burned)
 
 
 # --- findings ------------------------------------------------------------------------------------------------
@@ -348,7 +438,12 @@ class FindingView:
     actual: str
     amount_delta: int | None
     owed: str | None
+    """What ``amount_delta`` says is owed, in words: for a settlement the table corrected, what is still owed."""
     rule_href: str
+    corrected_by: int | None = None
+    """The event of the table's correction of the settlement at fault (round-v1 section 2.3), if it corrected it."""
+    corrected: str | None = None
+    """With ``corrected_by``: the player's net after the correction, in words."""
 
 
 def _value(value: Any, is_money: bool, jurisdiction: str | None) -> str:
@@ -375,6 +470,13 @@ def finding_view(
     delta = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
     is_money = delta is not None
     hand = f.get("hand")
+    by, after = f.get("corrected_by"), f.get("corrected_actual")
+    corrected_by = by if isinstance(by, int) and not isinstance(by, bool) else None
+    corrected = None
+    if corrected_by is not None:
+        corrected = (
+            to_player(after, jurisdiction) if isinstance(after, int) else _value(after, False, jurisdiction)
+        )
     return FindingView(
         rule=rule,
         citation=str(info.get("citation") or f.get("citation") or rule),
@@ -390,6 +492,8 @@ def finding_view(
         amount_delta=delta,
         owed=None if delta is None else owed(delta, jurisdiction),
         rule_href=rule_href(jurisdiction, ruleset_alias, rule),
+        corrected_by=corrected_by,
+        corrected=corrected,
     )
 
 
@@ -441,7 +545,14 @@ def describe(ev: Mapping[str, Any], label: Any, jurisdiction: str | None) -> str
             whose = f"the main wager of {label(str(ev.get('hand')))}"
         else:
             whose = f"seat {ev.get('seat')}'s {'insurance' if bet == 'insurance' else 'additional wager'}"
+        corrects = ev.get("corrects")
+        if isinstance(corrects, int) and not isinstance(corrects, bool):
+            return f"Settlement #{corrects} corrected: {whose}, {_settle_text(ev, j)}"
         return f"Settled {whose}: {_settle_text(ev, j)}"
+    if kind == "burn":
+        return f"Card burned, {'face up' if ev.get('face') == 'up' else 'face down'} (on no hand)"
+    if kind == "void":
+        return f"The round is declared void: {str(ev.get('reason', '?')).replace('_', ' ')}"
     return kind
 
 
@@ -497,6 +608,7 @@ class RoundPage:
     finding_count: int
     audits: list[AuditView]
     compare: CompareView | None
+    void: VoidView | None = None
 
 
 def _election_value(name: str, value: Any, jurisdiction: str) -> str:
@@ -649,7 +761,19 @@ def round_page(
         finding_count=len(findings),
         audits=audit_history(lookup, rules, aliases, label),
         compare=compare_view,
+        void=void_view(audit, table),
     )
+
+
+def void_view(audit: Mapping[str, Any], table: _Table) -> VoidView | None:
+    """The round's void, as its audit says it (else as its record does), with the wagers returned after it."""
+    said = audit.get("void")
+    if isinstance(said, Mapping):
+        event = said.get("event") if isinstance(said.get("event"), int) else None
+        return VoidView(event, str(said.get("reason", "?")).replace("_", " "), table.returned)
+    if table.void is not None:
+        return VoidView(table.void[0], table.void[1], table.returned)
+    return None
 
 
 # --- reports -------------------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_an_unknown_search_parameter_is_named_not_ignored(
     r = client.get("/v1/rounds?" + query)
     assert r.status_code == 422, r.text
     assert r.headers["content-type"].startswith("application/problem+json")
-    takes = "GET /v1/rounds takes cursor, dealer, from, jurisdiction, limit, rule, shoe, source, table, to, verdict"
+    takes = "GET /v1/rounds takes corrected, cursor, dealer, from, jurisdiction, limit, rule, shoe, source, table, to, verdict, voided"
     assert r.json()["errors"] == [
         {
             "in": "query",

@@ -22,6 +22,9 @@ from tests.keys import as_source
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
 COLUMNS = ("rounds", "rounds_with_findings", "findings", "owed_to_players", "owed_by_players")
+APART = ("voided_rounds", "corrected_findings", "corrected_still_owed")
+RATES = ("void_rate", "error_rate")
+EVERY_COLUMN = (*COLUMNS, *APART, *RATES)
 STANDS = {"decks": 6, "dealer_soft_17": "stand"}
 HITS = {"decks": 6, "dealer_soft_17": "hit"}
 
@@ -37,8 +40,9 @@ def dealt(
     collected: int = 1000,
 ) -> bytes:
     """The dealer draws on a soft 17 and beats the player's 18, who loses ``collected`` of a 1000 wager. Where the
-    table stands on soft 17 that is a 13:69F-2.12(b)1 finding owing the player 2000 (the stake back and the win);
-    ``collected`` under 1000 adds an uncited:lose-collects-stake finding owing ``collected - 1000``."""
+    table stands on soft 17 that is a 13:69F-2.12(b)1 finding at the draw (no money) and, at the settlement, judged
+    against the dealer's 17, an uncited:settlement-outcome finding owing the player 1000 + ``collected`` (the win,
+    and what was collected; round-v1 section 2.2)."""
     doc = json.loads(soft_17_round(round_id, played_at, rules=rules, table=table))
     doc["events"][-1]["amount"] = collected
     if dealer is not None:
@@ -81,17 +85,17 @@ def submit(client: TestClient, body: bytes, source: str | None = None) -> dict[s
 
 @pytest.fixture
 def stored(client: TestClient, examples: dict[str, bytes]) -> None:
-    """Source ``default``: seven NJ rounds (six findings: 6500 owed to players, 1000 by them) and the two NZ
+    """Source ``default``: seven NJ rounds (seven findings: 6000 owed to players, 500 by them) and the two NZ
     examples; source ``casino-x``: one NJ round of its own, on the same table, dealer and shoe names."""
     owed = [
         # (round, its findings as (rule, amount_delta))
         (
             dealt("R1", "2026-12-01T21:00:00-05:00", table="BJ1", dealer="D1", shoe="S1"),  # 12-02 02:00Z
-            [("13:69F-2.12(b)1", 2000)],
+            [("13:69F-2.12(b)1", None), ("uncited:settlement-outcome", 2000)],
         ),
         (
             dealt("R2", "2026-12-01T10:00:00-05:00", table="BJ1", dealer="D2", shoe="S1", collected=500),
-            [("13:69F-2.12(b)1", 2000), ("uncited:lose-collects-stake", -500)],
+            [("13:69F-2.12(b)1", None), ("uncited:settlement-outcome", 1500)],
         ),
         (dealt("R3", "2026-12-02T10:00:00Z", table="BJ2", dealer="D1", shoe="S2", rules=HITS), []),
         (
@@ -152,7 +156,7 @@ def direct_count(engine: Engine, source: str, jurisdiction: str) -> tuple[int, .
     )
 
 
-NJ_TOTALS = (7, 5, 6, 6500, 1000)
+NJ_TOTALS = (7, 5, 7, 6000, 500)
 
 
 def test_by_rule_the_groups_are_the_findings_rules(client: TestClient, stored: None) -> None:
@@ -165,9 +169,9 @@ def test_by_rule_the_groups_are_the_findings_rules(client: TestClient, stored: N
         None,
     )
     assert groups(report) == {
-        "13:69F-2.12(b)1": (3, 3, 3, 4000, 0),  # R1, R2, EX-NJ-0002 (which owes nothing)
+        "13:69F-2.12(b)1": (3, 3, 3, 0, 0),  # R1, R2, EX-NJ-0002: the draw owes nothing, the settlement does
         "19:47-2.10(b)": (1, 1, 1, 2500, 0),
-        "uncited:lose-collects-stake": (1, 1, 1, 0, 500),
+        "uncited:settlement-outcome": (2, 2, 2, 3500, 0),  # R1, R2
         "uncited:win-pays-1-to-1": (1, 1, 1, 0, 500),
     }
     assert list(groups(report)) == sorted(groups(report))
@@ -182,18 +186,18 @@ def test_by_rule_the_groups_are_the_findings_rules(client: TestClient, stored: N
             "table",
             {
                 "BJ07": (1, 1, 1, 2500, 0),
-                "BJ1": (2, 2, 3, 4000, 500),
+                "BJ1": (2, 2, 4, 3500, 0),
                 "BJ12": (2, 1, 1, 0, 0),
                 "BJ2": (2, 1, 1, 0, 500),
             },
         ),
-        ("dealer", {"D1": (2, 1, 1, 2000, 0), "D2": (1, 1, 2, 2000, 500), None: (4, 3, 3, 2500, 500)}),
-        ("shoe", {"S1": (2, 2, 3, 4000, 500), "S2": (1, 0, 0, 0, 0), None: (4, 3, 3, 2500, 500)}),
+        ("dealer", {"D1": (2, 1, 2, 2000, 0), "D2": (1, 1, 2, 1500, 0), None: (4, 3, 3, 2500, 500)}),
+        ("shoe", {"S1": (2, 2, 4, 3500, 0), "S2": (1, 0, 0, 0, 0), None: (4, 3, 3, 2500, 500)}),
         (
             "day",  # the UTC date of played_at: EX-NJ-* were played on 2026-11-30 in New Jersey
             {
-                "2026-12-01": (4, 3, 4, 4500, 500),
-                "2026-12-02": (2, 1, 1, 2000, 0),
+                "2026-12-01": (4, 3, 4, 4000, 0),
+                "2026-12-02": (2, 1, 2, 2000, 0),
                 "2026-12-03": (1, 1, 1, 0, 500),
             },
         ),
@@ -207,6 +211,11 @@ def test_each_round_is_in_one_group_and_the_groups_add_up_to_the_totals(
     assert [g["key"] for g in report["groups"]] == list(expected)  # by key, null last
     assert totals(report) == NJ_TOTALS
     assert tuple(sum(g[i] for g in expected.values()) for i in range(len(COLUMNS))) == NJ_TOTALS
+
+
+def cells(row: list[str]) -> list[int | float | None]:
+    """A CSV row's figures as the JSON has them: integers, rates as decimals, an empty cell null."""
+    return [None if v == "" else float(v) if "." in v else int(v) for v in row]
 
 
 def csv_report(resp: Any) -> tuple[list[str], list[list[str]], list[str]]:
@@ -233,12 +242,13 @@ def test_json_csv_and_the_tables_agree(client: TestClient, stored: None, engine:
             f'attachment; filename="bjaudit-summary-by-{group_by}-from-2026-11-01-to-2026-12-04.csv"'
         )
         header, rows, total = csv_report(resp)
-        assert header == ["row", group_by, *COLUMNS]
+        assert header == ["row", group_by, *EVERY_COLUMN]
         assert [r[1] for r in rows] == [g["key"] or "" for g in as_json["groups"]]
-        assert [tuple(int(v) for v in r[2:]) for r in rows] == [
-            tuple(g[c] for c in COLUMNS) for g in as_json["groups"]
+        assert [tuple(cells(r[2:])) for r in rows] == [
+            tuple(g[c] for c in EVERY_COLUMN) for g in as_json["groups"]
         ]
-        assert total[1] == "" and tuple(int(v) for v in total[2:]) == direct
+        assert total[1] == "" and tuple(cells(total[2:]))[: len(COLUMNS)] == direct
+        assert cells(total[2:]) == [as_json["totals"][c] for c in EVERY_COLUMN]
 
 
 def test_the_format_parameter_wins_over_accept(client: TestClient, stored: None) -> None:
@@ -272,15 +282,15 @@ def test_the_date_range_and_the_jurisdiction(client: TestClient, stored: None) -
     report = summary(
         client, group_by="day", jurisdiction="US-NJ", **{"from": "2026-12-02", "to": "2026-12-03"}
     )
-    assert groups(report) == {"2026-12-02": (2, 1, 1, 2000, 0)}
+    assert groups(report) == {"2026-12-02": (2, 1, 2, 2000, 0)}
     assert (report["from"], report["to"]) == ("2026-12-02T00:00:00Z", "2026-12-03T00:00:00Z")
-    assert totals(report) == (2, 1, 1, 2000, 0)
+    assert totals(report) == (2, 1, 2, 2000, 0)
     # Midnight in New Jersey is 05:00 UTC: the examples played before it are out.
     report = summary(client, group_by="table", **{"from": "2026-12-01T00:00:00-05:00"})
     assert report["from"] == "2026-12-01T05:00:00Z"
-    assert groups(report) == {"BJ1": (2, 2, 3, 4000, 500), "BJ2": (2, 1, 1, 0, 500)}
+    assert groups(report) == {"BJ1": (2, 2, 4, 3500, 0), "BJ2": (2, 1, 1, 0, 500)}
     # Without a jurisdiction, every one: the NZ examples (1995) too.
-    assert totals(summary(client, group_by="rule")) == (9, 7, 8, 6500, 1000)
+    assert totals(summary(client, group_by="rule")) == (9, 7, 9, 6000, 500)
     report = summary(client, group_by="rule", jurisdiction="NZ")
     assert groups(report) == {"8.2": (1, 1, 1, 0, 0), "9.3": (1, 1, 1, 0, 0)}
     assert totals(summary(client, group_by="day", **{"to": "2000-01-01"})) == (2, 2, 2, 0, 0)
@@ -288,17 +298,17 @@ def test_the_date_range_and_the_jurisdiction(client: TestClient, stored: None) -
     empty = summary(client, group_by="shoe", **{"from": "2030-01-01"})
     assert (empty["groups"], totals(empty)) == ([], (0, 0, 0, 0, 0))
     _, rows, total = csv_report(client.get("/v1/reports/summary?group_by=shoe&from=2030-01-01&format=csv"))
-    assert (rows, total) == ([], ["total", "", "0", "0", "0", "0", "0"])
+    assert (rows, total) == ([], ["total", "", *["0"] * 8, "", ""])  # no round: no rate
 
 
 def test_a_key_of_one_source_reports_on_its_own_rounds_only(
     client: TestClient, stored: None, engine: Engine
 ) -> None:
     mine = summary(client, group_by="dealer", jurisdiction="US-NJ")
-    assert groups(mine)["D1"] == (2, 1, 1, 2000, 0)  # not casino-x's D1 round
+    assert groups(mine)["D1"] == (2, 1, 2, 2000, 0)  # not casino-x's D1 round
     theirs = summary(client, as_source(client, "casino-x", ["read"]), group_by="dealer")
     assert theirs["source"] == "casino-x"
-    assert groups(theirs) == {"D1": (1, 1, 2, 2000, 900)}
+    assert groups(theirs) == {"D1": (1, 1, 2, 1100, 0)}
     assert totals(theirs) == direct_count(engine, "casino-x", "US-NJ")
     resp = client.get("/v1/reports/summary?group_by=table&source=casino-x")
     assert resp.status_code == 403 and resp.headers["content-type"] == PROBLEM
@@ -309,8 +319,8 @@ def test_a_key_of_one_source_reports_on_its_own_rounds_only(
     regulator = as_source(client, None, ["read"])
     every = summary(client, regulator, group_by="dealer", jurisdiction="US-NJ")
     assert every["source"] is None
-    assert groups(every)["D1"] == (3, 2, 3, 4000, 900)
-    assert totals(every) == (8, 6, 8, 8500, 1900)
+    assert groups(every)["D1"] == (3, 2, 4, 3100, 0)
+    assert totals(every) == (8, 6, 9, 7100, 500)
     assert totals(summary(client, regulator, group_by="day", source="casino-x")) == totals(theirs)
 
 
@@ -365,7 +375,8 @@ def test_search_by_dealer_and_shoe(client: TestClient, stored: None) -> None:
     assert ids(client, shoe="S1") == ["R1", "R2"]
     assert ids(client, dealer="D1", shoe="S1") == ["R1"]
     assert ids(client, dealer="D1", verdict="compliant") == ["R3"]
-    assert ids(client, shoe="S1", rule="uncited:lose-collects-stake") == ["R2"]
+    assert ids(client, dealer="D2", rule="uncited:settlement-outcome") == ["R2"]
+    assert ids(client, shoe="S2", rule="uncited:settlement-outcome") == []
     assert ids(client, dealer="nobody") == []
     assert ids(client, dealer="d1") == []  # ids are compared exactly
     first = client.get("/v1/rounds", params={"dealer": "D1", "limit": 1}).json()

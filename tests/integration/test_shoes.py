@@ -118,11 +118,47 @@ def test_one_copy_more_than_the_decks_hold_is_a_finding_naming_both_rounds(clien
     assert f["rule"] == "uncited:shoe-card-over-count"
     assert f["citation_status"] == "uncited"
     assert (f["card"], f["expected"], f["actual"]) == ("8D", 1, 2)
-    assert f["rounds"] == [{"round_id": "R-1", "event": 2}, {"round_id": "R-3", "event": 3}]
+    assert f["rounds"] == [
+        {"round_id": "R-1", "event": 2, "burned": False},
+        {"round_id": "R-3", "event": 3, "burned": False},
+    ]
     assert "R-1, R-3" in f["message"] and "1 deck holds only 1 of it" in f["message"]
     # Each round on its own is clean: only the shoe shows the over-count.
     for rid in ("R-1", "R-3"):
         assert client.get(f"/v1/rounds/{rid}").json()["audit"]["verdict"] != "unreplayable"
+
+
+def burning(body: bytes, *cards: str) -> bytes:
+    """The round with ``cards`` burned before its first deal (the shoe's business: no finding in the round)."""
+    doc = json.loads(body)
+    doc["events"][:0] = [{"type": "burn", "card": c} for c in cards]
+    return json.dumps(doc).encode()
+
+
+def test_burned_cards_count_toward_the_shoe_and_are_shown_apart(client: TestClient) -> None:
+    """Round-v1 section 2.3: a burned card counts toward the shoe (copies of a card, cards used), on no hand."""
+    submit(client, burning(shoe_round("R-1", 10, ("TH", "8D"), ("6C", "AS"), "2C"), "5S", "JC"))
+    submit(client, shoe_round("R-2", 12, ("9S", "9H"), ("KC", "7D")))
+    submit(client, burning(shoe_round("R-3", 14, ("AD", "QS"), ("5H", "3C"), "4S"), "7D"))
+    body = shoe(client)
+    assert (body["card_count"], body["burn_count"]) == (17, 3)
+    assert [(r["round_id"], r["cards"], r["burned"]) for r in body["rounds"]] == [
+        ("R-1", 7, 2),
+        ("R-2", 4, 0),
+        ("R-3", 6, 1),
+    ]
+    assert body["cards_burned"] == {"JC": 1, "7D": 1, "5S": 1}  # deck order
+    assert (body["cards_seen"]["5S"], body["cards_seen"]["7D"]) == (1, 2)
+    # One deck: the 7D burned in R-3 is the hole card R-2 already showed.
+    [f] = body["findings"]
+    assert (f["rule"], f["card"], f["expected"], f["actual"]) == ("uncited:shoe-card-over-count", "7D", 1, 2)
+    assert f["rounds"] == [
+        {"round_id": "R-2", "event": 3, "burned": False},
+        {"round_id": "R-3", "event": 0, "burned": True},
+    ]
+    assert "7D is seen 2 times in shoe BJ12-20261201-S001 (1 of them burned)" in f["message"]
+    # Each round on its own: a burn before the first deal is no finding.
+    assert client.get("/v1/rounds/R-1").json()["audit"]["findings"] == []
 
 
 def test_rounds_disagreeing_on_the_decks_are_a_finding(client: TestClient) -> None:

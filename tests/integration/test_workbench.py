@@ -454,9 +454,13 @@ def test_generated_rounds_are_drawn_card_for_card(logged_in: Bench) -> None:
         logged_in.submit(rnd)
     for rnd in rounds:
         doc = logged_in.page(f"/ui/rounds/{rnd['round_id']}")
-        assert Counter(
-            c.get("data-card") for c in doc.one("section", id="table-view").all(cls="card")
-        ) == _dealt(rnd)
+        table = doc.one("section", id="table-view")
+        hands = [c.get("data-card") for h in table.all(cls="hand") for c in h.all(cls="card")]
+        assert Counter(hands) == _dealt(rnd)
+        burned = [c.get("data-card") for b in table.all(cls="burn") for c in b.all(cls="card")]
+        assert burned == [
+            e["card"] for e in rnd["events"] if e["type"] == "burn"
+        ]  # apart, in the order burned
         findings = logged_in.client.get(
             f"/v1/rounds/{rnd['round_id']}", headers={"Authorization": f"Bearer {logged_in.key()}"}
         ).json()["audit"]["findings"]

@@ -17,7 +17,7 @@ from app.domain.shoe import MAX_DECKS, ShoeRound, Sighting, cards_shown, reconci
 from app.synth.generator import generate_rounds
 from app.usecases import shoes
 from app.wire.schema import round_from_obj
-from tests.builders import a_round, deal, reveal, seat, settle, stand
+from tests.builders import a_round, burn, deal, reveal, seat, settle, stand
 
 
 def hand_of(
@@ -174,7 +174,10 @@ def test_an_over_count_is_an_uncited_finding_naming_its_rounds() -> None:
     assert f["rule"] == "uncited:shoe-card-over-count"
     assert f["citation_status"] == "uncited"
     assert (f["card"], f["expected"], f["actual"]) == ("8D", 1, 2)
-    assert f["rounds"] == [{"round_id": "R1", "event": 2}, {"round_id": "R3", "event": 0}]
+    assert f["rounds"] == [
+        {"round_id": "R1", "event": 2, "burned": False},
+        {"round_id": "R3", "event": 0, "burned": False},
+    ]
     assert "1 deck holds only 1 of it" in f["message"]
     assert "R1, R3" in f["message"] and "first in R3 (event 0)" in f["message"]
 
@@ -234,6 +237,7 @@ def test_the_answer_lists_the_rounds_with_their_decks_and_cards() -> None:
             "decks": 2,
             "decks_source": "record",
             "cards": 4,
+            "burned": 0,
         },
         {
             "round_id": "R2",
@@ -242,6 +246,7 @@ def test_the_answer_lists_the_rounds_with_their_decks_and_cards() -> None:
             "decks": 2,
             "decks_source": "registered",
             "cards": 4,
+            "burned": 0,
         },
     ]
     assert (answer["decks"], answer["copies_allowed"], answer["card_count"], answer["findings"]) == (
@@ -305,3 +310,35 @@ def test_a_rounds_decks_come_from_its_record_else_its_audit(
     if rules is None:
         del doc["table"]["rules"]
     assert shoes.round_decks(round_from_obj(doc), audit) == expected
+
+
+def test_burned_cards_count_toward_the_shoe_and_are_told_apart() -> None:
+    """Round-v1 section 2.3: a burned card counts toward the copies of its card and the cards used, on no hand."""
+    one = a_round(
+        round_id="R1", events=[burn("8D"), *_events(("TH", "9D"), ("6C", "AS"))], rules={"decks": 1}
+    )
+    two = a_round(round_id="R2", events=_events(("8D", "QS"), ("5H", "3C")), rules={"decks": 1})
+    rows = [
+        SimpleNamespace(
+            round_id=doc["round_id"],
+            table_id="T1",
+            played_at=datetime(2026, 12, 1, 3, i, tzinfo=UTC),
+            record=json.dumps(doc).encode(),
+            audit="{}",
+        )
+        for i, doc in enumerate((one, two))
+    ]
+    answer = shoes.shoe_answer("S1", "default", "US-NJ", rows)
+    assert [(r["cards"], r["burned"]) for r in answer["rounds"]] == [(5, 1), (4, 0)]
+    assert (answer["card_count"], answer["burn_count"], answer["cards_burned"]) == (9, 1, {"8D": 1})
+    assert answer["cards_seen"]["8D"] == 2
+    [f] = answer["findings"]
+    assert f["rounds"] == [
+        {"round_id": "R1", "event": 0, "burned": True},
+        {"round_id": "R2", "event": 0, "burned": False},
+    ]
+    assert "(1 of them burned)" in f["message"]
+    rnd = round_from_obj(one)
+    counted, burned = shoes.burns_counted(rnd)
+    assert burned == {0: "8D"} and [c for _, c in cards_shown(counted)][0] == "8D"
+    assert shoes.burns_counted(round_from_obj(two))[1] == {}
