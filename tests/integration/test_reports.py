@@ -43,7 +43,7 @@ def dealt(
     table stands on soft 17 that is a 13:69F-2.12(b)1 finding at the draw (no money) and, at the settlement, judged
     against the dealer's 17, an uncited:settlement-outcome finding owing the player 1000 + ``collected`` (the win,
     and what was collected; round-v1 section 2.2)."""
-    doc = json.loads(soft_17_round(round_id, played_at, rules=rules, table=table))
+    doc = json.loads(soft_17_round(round_id, played_at, rules=rules, table=table, player=("TH", "8D")))
     doc["events"][-1]["amount"] = collected
     if dealer is not None:
         doc["dealer_id"] = dealer

@@ -44,10 +44,18 @@ def register(
 
 
 def soft_17_round(
-    round_id: str, played_at: str, *, rules: dict[str, Any] | None = None, table: str = TABLE
+    round_id: str,
+    played_at: str,
+    *,
+    rules: dict[str, Any] | None = None,
+    table: str = TABLE,
+    player: tuple[str, str] = ("TH", "6D"),
 ) -> bytes:
-    """An NJ round where the dealer, on a soft 17 (6 + A), draws: compliant where the table hits soft 17, a
-    13:69F-2.12(b)1 finding where it stands."""
+    """An NJ round where the dealer, on a soft 17 (6 + A), draws to 19 and the player's 16 loses: compliant where
+    the table hits soft 17, a 13:69F-2.12(b)1 finding where it stands (at the draw, event 6; the 16 loses to the 17
+    the dealer should have stood on too, so the settlement, judged against it, is right: round-v1 section 2.2).
+    ``player`` ("TH", "8D"): an 18, which beats that 17: where the table stands, also an uncited:settlement-outcome
+    finding at the settlement (event 7) owing the player 2000."""
     tbl: dict[str, Any] = {"id": table}
     if rules is not None:
         tbl["rules"] = rules
@@ -58,9 +66,9 @@ def soft_17_round(
         "table": tbl,
         "seats": [{"seat": 1, "wager": 1000}],
         "events": [
-            {"type": "deal", "to": "1", "card": "TH"},
+            {"type": "deal", "to": "1", "card": player[0]},
             {"type": "deal", "to": "dealer", "card": "6C"},
-            {"type": "deal", "to": "1", "card": "8D"},
+            {"type": "deal", "to": "1", "card": player[1]},
             {"type": "deal", "to": "dealer", "card": "AS", "face": "down"},
             {"type": "stand", "hand": "1"},
             {"type": "reveal", "to": "dealer", "card": "AS"},

@@ -367,11 +367,11 @@ def test_a_reaudit_stores_its_own_void_and_corrections(client: TestClient, engin
     wrong (one finding at the correction, not corrected, 2000 owed by the player), R-2 voided still."""
     first = register(client, "2026-12-01T00:00:00-05:00", {"dealer_soft_17": "stand"})
     assert first.status_code == 201, first.text
-    r1 = json.loads(soft_17_round("R-1", "2026-12-01T21:00:00-05:00"))
+    r1 = json.loads(soft_17_round("R-1", "2026-12-01T21:00:00-05:00", player=("TH", "8D")))
     r1["events"].append(
         {"type": "settle", "bet": "main", "hand": "1", "result": "win", "amount": 1000, "corrects": 7}
     )
-    r2 = json.loads(soft_17_round("R-2", "2026-12-01T21:05:00-05:00"))
+    r2 = json.loads(soft_17_round("R-2", "2026-12-01T21:05:00-05:00", player=("TH", "8D")))
     r2["events"][-1:] = [
         {"type": "void", "reason": "equipment"},
         {"type": "settle", "bet": "main", "hand": "1", "result": "void", "amount": 0},
