@@ -370,7 +370,8 @@ def _settle(p: Progress, i: int, ev: Settle) -> None:
         h.settles.append((i, ev))
         if h.settled_at is None:
             h.settled_at = i
-            if p.dealer_done and (p.dealer_hidden == 0 or p.dbj_known_at is not None) and p.void_at is None:
+            shown = p.dealer_hidden == 0 or p.dbj_known_at is not None or p.implied_bj
+            if p.dealer_done and shown and p.void_at is None:
                 settlement.on_settle(t, p.ctx, h, i, ev, p.dealer_facts, p.how)  # type: ignore[arg-type]
         return
     s = _seat_of(t, i, ev.seat, f"An {ev.bet} settlement")  # type: ignore[arg-type]

@@ -289,6 +289,14 @@ NJ_CASES: list[Case] = [
         "peek table, no peek recorded: blackjack against a king paid at once",
         nj([*opening("AH", "KC", "KD", "7S"), settle("1", "win", NJ_BJ), reveal("dealer", "7S")]),
     ),
+    # ... and so a dealer blackjack dealt in the initial deal is known at once: a hand collected against it before the
+    # hole card is turned up was settled once the dealer was complete. (Regression: found by a batch of generated
+    # rounds; the engine waited for the reveal.) 0 1<-TH, 1 D<-AS, 2 1<-7D, 3 D<-JH down, 4 the 17 collected, 5 reveal
+    quiet(
+        EARLY,
+        "peek table, no peek recorded: a hand collected against the dealer's blackjack before the reveal",
+        nj([*opening("TH", "AS", "7D", "JH"), settle("1", "lose", NJ_W), reveal("dealer", "JH")]),
+    ),
     # --- "One check, one rule: the same fault is reported under the same citation or key whatever else the round
     # holds (for instance an unpaid blackjack against a dealer's drawn 21, with or without a recorded peek)."
     # 0 1<-AH, 1 2<-TC, 2 D<-KC, 3 1<-KD, 4 2<-QH, 5 D<-5S down, 6 peek (none), 7 stand 2, 8 reveal (15),
