@@ -11,7 +11,8 @@ Which events show a card (round-v1, section 2):
 * every ``deal``, face up or face down, is a card leaving the shoe (or the dealer's hand, in a hand-held game);
 * a ``reveal`` turns a card already dealt face down face up: the same card seen again, never counted (a reveal of a
   card never dealt face down is a contradiction of its round's own record, which its audit reports);
-* no other event carries a card, and the format has no burn (discarded) cards: they cannot be counted.
+* every ``burn`` (section 2.3) is a card leaving the shoe too, discarded, to no hand;
+* no other event carries a card.
 
 Pure: standard library only.
 """
@@ -22,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from app.domain.cards import RANKS, SUITS
-from app.domain.model import Deal, Round
+from app.domain.model import Burn, Deal, Round
 
 __all__ = [
     "MAX_DECKS",
@@ -97,19 +98,19 @@ class Reconciliation:
 
 
 def cards_shown(round_: Round) -> Iterator[tuple[int, str]]:
-    """The cards a round's record shows leaving the shoe, with their event index: every ``deal``; a ``reveal`` is a
-    face-down card dealt before, seen again.
+    """The cards a round's record shows leaving the shoe, with their event index: every ``deal`` and every ``burn``;
+    a ``reveal`` is a face-down card dealt before, seen again.
 
     >>> from datetime import UTC, datetime
     >>> from app.domain.model import Reveal, Settle
-    >>> events = (Deal((1, 1), "AS"), Deal("dealer", "7C"), Deal((1, 1), "9D"), Deal("dealer", "KH", "down"),
-    ...           Reveal("dealer", "KH"), Settle("main", "lose", 100, hand=(1, 1)))
+    >>> events = (Burn("2D"), Deal((1, 1), "AS"), Deal("dealer", "7C"), Deal((1, 1), "9D"),
+    ...           Deal("dealer", "KH", "down"), Reveal("dealer", "KH"), Settle("main", "lose", 100, hand=(1, 1)))
     >>> r = Round("R1", "US-NJ", datetime(2026, 12, 1, tzinfo=UTC), "BJ1", None, (), events)
     >>> list(cards_shown(r))
-    [(0, 'AS'), (1, '7C'), (2, '9D'), (3, 'KH')]
+    [(0, '2D'), (1, 'AS'), (2, '7C'), (3, '9D'), (4, 'KH')]
     """
     for i, ev in enumerate(round_.events):
-        if type(ev) is Deal:
+        if type(ev) is Deal or type(ev) is Burn:
             yield i, ev.card
 
 

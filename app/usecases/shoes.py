@@ -6,7 +6,6 @@ Called by the HTTP API. Functions take a :class:`~sqlalchemy.orm.Session` and ne
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -15,7 +14,7 @@ import orjson
 from sqlalchemy.orm import Session
 
 from app.domain.errors import AuditError
-from app.domain.model import Burn, Deal, Round
+from app.domain.model import Burn, Round
 from app.domain.shoe import MAX_DECKS, Reconciliation, ShoeRound, reconcile
 from app.jurisdictions import ruleset_for
 from app.jurisdictions.common import uncited
@@ -69,19 +68,11 @@ def round_decks(rnd: Round, audit: Mapping[str, Any]) -> tuple[int | None, str |
     return (default, "defaults") if type(default) is int else (None, None)
 
 
-def burns_counted(rnd: Round) -> tuple[Round, dict[int, str]]:
-    """The round as the count reads it, and its burned cards by event index.
-
-    Interpretation (round-v1 section 2.3): a burned card leaves the shoe as a dealt card does, and counts toward the
-    copies of its card across the shoe's rounds and toward the cards used; it belongs to no hand. The count
-    (:func:`app.domain.shoe.reconcile`) reads the cards a round deals, so each burn is given to it as a card dealt at
-    the burn's own index (to no hand the answer shows: only its card and index are read), and the answer tells the
-    burns apart by their indices."""
-    burned = {i: ev.card for i, ev in enumerate(rnd.events) if type(ev) is Burn}
-    if not burned:
-        return rnd, burned
-    events = tuple(Deal("dealer", ev.card, ev.face) if type(ev) is Burn else ev for ev in rnd.events)
-    return dataclasses.replace(rnd, events=events), burned
+def burns_of(rnd: Round) -> dict[int, str]:
+    """A round's burned cards by event index (round-v1 section 2.3): each left the shoe and counts toward the copies
+    of its card and the cards used (:func:`app.domain.shoe.cards_shown` counts them), belonging to no hand; the answer
+    tells them apart by their indices."""
+    return {i: ev.card for i, ev in enumerate(rnd.events) if type(ev) is Burn}
 
 
 def reconcile_shoe(session: Session, shoe_id: str, source: str | None, jurisdiction: str | None) -> bytes:
@@ -139,7 +130,7 @@ def shoe_answer(shoe_id: str, source: str, jurisdiction: str, rows: Sequence[Any
             decks, decks_source = round_decks(rnd, orjson.loads(row.audit))
             summary["decks"], summary["decks_source"] = decks, decks_source
             counted.append(summary)
-            rnd, burned = burns_counted(rnd)
+            burned = burns_of(rnd)
             summary["burned"] = len(burned)
             burns.update({(row.round_id, i): card for i, card in burned.items()})
             yield ShoeRound(rnd, decks)

@@ -339,6 +339,5 @@ def test_burned_cards_count_toward_the_shoe_and_are_told_apart() -> None:
     ]
     assert "(1 of them burned)" in f["message"]
     rnd = round_from_obj(one)
-    counted, burned = shoes.burns_counted(rnd)
-    assert burned == {0: "8D"} and [c for _, c in cards_shown(counted)][0] == "8D"
-    assert shoes.burns_counted(round_from_obj(two))[1] == {}
+    assert shoes.burns_of(rnd) == {0: "8D"} and [c for _, c in cards_shown(rnd)][0] == "8D"
+    assert shoes.burns_of(round_from_obj(two)) == {}

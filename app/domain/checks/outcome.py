@@ -104,8 +104,9 @@ def dealer_complete(t: Trace, before: int, h17: bool | None) -> bool | None:
     cards = t.dealer_before(before)
     if len(cards) < 2:
         return False
+    # (at a table that peeks the peek is taken to have happened, recorded or not: section 2.1)
     if t.elections.get("peek") is True and is_natural([cards[0], cards[1]]):
-        return True  # (at a table that peeks the peek is taken to have happened, recorded or not: section 2.1)
+        return True
     for dealt, shown in t.dealer_down.items():
         # (shown by its reveal, or by a card the dealer drew after it: the dealer draws to a hand it has turned up)
         if (
