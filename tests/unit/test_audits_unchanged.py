@@ -103,8 +103,8 @@ TARGETED: list[tuple[str, dict[str, Any], int, int]] = [
 PER_MUTATION_AND_JURISDICTION = 6
 
 
-def corpus() -> list[bytes]:
-    """The records, in a fixed order."""
+def legal_rounds() -> list[dict[str, Any]]:
+    """The corpus's legal rounds (generated), in a fixed order."""
     legal = list(generate_rounds(1400, 20261204))
     legal += list(generate_rounds(300, 11, "US-NJ")) + list(generate_rounds(300, 12, "NZ"))
     for j, e, seed, n in TARGETED:
@@ -113,6 +113,12 @@ def corpus() -> list[bytes]:
     for j in ("US-NJ", "NZ"):
         for _ in range(6):
             legal += list(generate_rounds(10, rng.randrange(1 << 30), j, elections=random_elections(rng, j)))
+    return legal
+
+
+def corpus() -> list[bytes]:
+    """The records, in a fixed order."""
+    legal = legal_rounds()
     out = [orjson.dumps(d) for d in legal]
     # every fault class of the mutator, in each jurisdiction where it applies
     for m in MUTATIONS:
@@ -278,6 +284,17 @@ def test_the_corpus_covers_every_deal_order_event_and_fault() -> None:
     }
     assert wanted <= {k for k in seen if seen[k]}, sorted(wanted - set(seen))
     assert any(k.startswith("order:NZ:after_players") for k in seen), seen
+
+
+def test_the_legal_rounds_of_the_corpus_are_compliant() -> None:
+    """A golden file holds what the engine answered, right or wrong: its legal rounds must be answered compliant, so
+    that a false alarm is never written into it."""
+    alarms = [
+        (doc["round_id"], [(f["rule"], f["event"]) for f in result["findings"]])
+        for doc in legal_rounds()
+        if (result := orjson.loads(_answer(_single(orjson.dumps(doc), None))))["verdict"] != "compliant"
+    ]
+    assert not alarms, alarms[:5]
 
 
 def test_audits_are_byte_identical_to_the_golden_file() -> None:
