@@ -321,6 +321,25 @@ NJ_CASES: list[Case] = [
         ),
         void=voided(7, "other"),
     ),
+    # What was dealt before the void is judged as usual: a double card dealt face down at a face-up table is 19:47-2.10(c)
+    # at its deal, whatever came after. (Regression: the engine skipped every double-card check of a voided hand.)
+    # 0 1<-5C, 1 D<-9S, 2 1<-6H, 3 D<-7C down, 4 double, 5 the double card face down, 6 void, 7 returned
+    fires(
+        "19:47-2.10(c)",
+        "a double card dealt face down before the void",
+        nj(
+            [
+                *opening("5C", "9S", "6H", "7C"),
+                double("1", W),
+                deal("1", "2C", "down"),
+                void("misdeal"),
+                settle("1", "void", 0),
+            ]
+        ),
+        "double_card_face",
+        want("19:47-2.10(c)", 5, "1", "face up", "face down"),
+        void=voided(6, "misdeal"),
+    ),
     # "one that depended on the dealer's total was made before the dealer was complete (a sequence finding, no
     # money: the dealer never completed)". 4 stand, 5 the 19 paid, 6 void.
     fires(

@@ -98,10 +98,12 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
     for h in t.all_hands():
         if not h.doubles or (t.dbj_known_at is not None and h.doubles[0][0] > t.dbj_known_at):
             continue  # (a double after the dealer's blackjack was known is owed no card: play was over)
-        if void_at is not None and (h.settled_at is None or h.settled_at > void_at):
-            continue  # (a hand voided: its play stopped at the void, and its wagers are returned)
+        # (a hand voided: its play stopped at the void, and its wagers are returned; what was dealt before still is)
+        voided = void_at is not None and (h.settled_at is None or h.settled_at > void_at)
         dc = h.double_card()
         if dc is None:
+            if voided:
+                continue
             # (a double on 21 - a blackjack, or a split hand's two-card 21 - is void: the hand is owed no card, and a
             # blackjack is judged, and paid, as the blackjack it was)
             doubled = h.at(h.doubles[0][0], t.dbj_known_at)
@@ -127,7 +129,7 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
                 expected=mode.replace("_", " "),
                 actual=f"face {face}",
             )
-        if not down:
+        if not down or voided:
             continue
         settle_at = h.settles[0][0] if h.settles else None
         revealed_at = h.revealed_at(at)
