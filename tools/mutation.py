@@ -21,7 +21,7 @@ Not counted (said so in the report):
 
 A mutant that changes money (an amount, a net, a stake, a payout ratio, a restitution) is marked ``$`` in the
 survivor list; there must be none. The last line is ``mutation score: N% (killed K of M)``. Exit status 1 when the
-score is below 90% or a money mutant survives.
+score is below 95% or a money mutant survives.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ TESTS = [
     "tests/unit/test_record.py",
 ]
 DATA_MODULES = ["app/jurisdictions/nj.py", "app/jurisdictions/nz.py", "app/jurisdictions/common.py"]
-AIM = 90.0
+AIM = 95.0
 
 # Calls whose argument at this position (or keyword) is prose for people.
 _PROSE_ARGS: dict[str, set[int]] = {
@@ -323,7 +323,8 @@ def _changes_call(a: object, b: object) -> bool:
 
 
 def _is_prose(path: Path_) -> bool:
-    """Whether the changed node lies in the prose argument of a call (a finding's message, a problem's message)."""
+    """Whether the changed node lies in the prose argument of a call (a finding's message, a problem's message), at
+    any depth: a call nested inside the message (``money(amount, ctx)``) is part of its words."""
     for k in range(len(path) - 1, -1, -1):
         node, field, index = path[k]
         if isinstance(node, ast.Call):
@@ -341,7 +342,8 @@ def _is_prose(path: Path_) -> bool:
                 kw = node.keywords[index].arg
                 if kw in _PROSE_KEYWORDS:
                     return True
-            return False
+            # not prose here: a call inside a message (money(...), hand_name(...)) is still the message's words
+            continue
     return False
 
 
