@@ -55,7 +55,7 @@ AIM = 95.0
 # Calls whose argument at this position (or keyword) is prose for people.
 _PROSE_ARGS: dict[str, set[int]] = {
     "emit": {3},  # ctx.emit(role, event, hand, message, ...)
-    "problem": {2},  # problem(event, where, message, ...)
+    "_problem": {3},  # _problem(t, event, where, message, ...)
     "RecordProblem": {2},
     "Expect": {
         3,
@@ -63,8 +63,8 @@ _PROSE_ARGS: dict[str, set[int]] = {
         5,
     },  # Expect(nets, direction, amount, why, pt, dt): why and the totals it is written with
     "after_dealer_blackjack": set(),
-    "hand_of": {2},
-    "seat_of": {2},
+    "_hand_of": {3},  # _hand_of(t, event, hand, what): what names the event in a record problem's message
+    "_seat_of": {3},
 }
 _PROSE_KEYWORDS = {"title", "paraphrase", "reason", "not_checkable_reason", "message", "why"}
 _MONEY_NAMES = {
