@@ -534,3 +534,25 @@ def test_a_correction_before_a_contradiction_is_judged_only_on_what_came_before_
     )
     assert audit(r)["verdict"] == "unreplayable"
     assert findings(r) == [want("record", 7, "dealer", None, None)]
+
+
+def test_a_doubled_hand_underpaid_and_corrected_into_a_collection_with_its_card_never_turned_up() -> None:
+    # Face-down double cards (19:47-2.10(c)). 0-3 6H 9C 5D 8S(down), 4 double, 5 1<-9S face down (20), 6 reveal (17),
+    # 7 the doubled 20 paid 2500 (5000 due, 1 to 1 on both wagers) with its card never turned up: 2.10(c) at 7; 8
+    # corrected to a collection of 5000. The payment's finding stays at 7 with corrected_by 8, corrected_actual
+    # -5000, amount_delta 5000 - (-5000) = 10000; the 2.10(c) finding, about no money, is untouched.
+    r = nj(
+        [
+            *opening("6H", "9C", "5D", "8S"),
+            double("1", W),
+            deal("1", "9S", "down"),
+            reveal("dealer", "8S"),
+            settle("1", "win", W),
+            settle("1", "lose", 2 * W, corrects=7),
+        ],
+        double_card="face_down",
+    )
+    assert findings(r) == [
+        want("19:47-2.10(c)", 7, "1", "card turned up at settlement", "never revealed"),
+        want("uncited:win-pays-1-to-1", 7, "1", 2 * W, W, 4 * W, corrected_by=8, corrected_actual=-2 * W),
+    ]
