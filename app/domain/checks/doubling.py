@@ -96,7 +96,7 @@ def check_double_cards(t: Trace, ctx: Ctx) -> None:
     dealer_done = t.dealer_done_at()  # (None: the dealer had no card, so any reveal came before it had drawn)
     void_at = t.void_at
     for h in t.all_hands():
-        if not h.doubles or (t.dbj_known_at is not None and h.doubles[0][0] > t.dbj_known_at):
+        if not h.doubles or (t.dbj_known_at is not None and h.doubles[0][0] >= t.dbj_known_at):
             continue  # (a double after the dealer's blackjack was known is owed no card: play was over)
         # (a hand voided: its play stopped at the void, and its wagers are returned; what was dealt before still is)
         voided = void_at is not None and (h.settled_at is None or h.settled_at > void_at)

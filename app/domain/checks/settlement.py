@@ -127,7 +127,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
     unfinished = void_at is not None and not dealer_complete(t, void_at, how.h17)
     for seat in t.seats.values():
         split_at = seat.hands[0].seat_split_at
-        if dbj is not None and split_at is not None and split_at > dbj:
+        if dbj is not None and split_at is not None and split_at >= dbj:
             # Split after the dealer's blackjack was known: the box is judged as the hand it held then.
             _judge_unsplit(t, ctx, seat, how)
             continue
