@@ -117,7 +117,9 @@ class HandState:
         self.fault_pending = (
             False  # a hit or double reported as a fault: the card answering it is not reported
         )
-        self.judged = False  # its settlement was judged as it arrived (the dealer's hand was complete)
+        # The net its settlement was due, judged as it arrived (the dealer's hand was complete); None: judged at the
+        # end of the round. A box split after that keeps the judgement: its money is claimed once (section 2.2).
+        self.judged: int | None = None
 
     def __repr__(self) -> str:
         return f"<hand {self.name} {STATUS_NAMES[self.status]} {'+'.join(self.cards)}>"

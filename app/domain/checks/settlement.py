@@ -109,11 +109,11 @@ def on_settle(
         return
     if dealer[1] and h.seat_split_at is not None:
         return  # a split seat against a dealer blackjack is judged as a whole, at the end
-    h.judged = True
+    h.judged = settle.net
     surrendered = h.surrendered_at is not None
     if len(h.cards) < 2 and not surrendered:
         return  # a box that never received its cards: we hold no irregularity rule to judge its settlement by
-    judge(ctx, h, i, settle.net, h.total, h.stake, surrendered, h.blackjack, dealer, how)
+    h.judged = judge(ctx, h, i, settle.net, h.total, h.stake, surrendered, h.blackjack, dealer, how)
 
 
 def check_settlements(t: Trace, ctx: Ctx) -> None:
@@ -171,7 +171,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 )
             if once is None:
                 continue
-            if h.judged:
+            if h.judged is not None:
                 if (
                     h.ace and len(h.cards) == 2
                 ):  # (a blackjack, maybe: judged as it arrived, and perhaps too early)
@@ -339,9 +339,9 @@ def judge(
     blackjack: bool,
     dealer: DealerFacts,
     how: Terms,
-) -> None:
+) -> int:
     """Compare a settlement's ``net`` with what the hand (of ``total``, its wagers ``stake`` in all, as it stood
-    then) was due against the dealer; report the difference."""
+    then) was due against the dealer; report the difference. Returns the net that was due (``net`` when it was)."""
     exp = expect(total, stake, h.wager, surrendered, blackjack, dealer, how.six_five, how.chip, how.up)
     if dealer[1] and stake > h.wager and not blackjack:
         # 19:47-2.10(b): a dealer blackjack after a double collects only the original wager.
@@ -355,7 +355,7 @@ def judge(
             else "the dealer had blackjack after it doubled",
         )
     if net in exp.nets:
-        return
+        return net
     want = min(exp.nets, key=lambda n: abs(n - net))
     role = exp.direction if sign(net) != sign(want) else exp.amount
     why = exp.why.format(pt=exp.pt, dt=exp.dt)
@@ -369,6 +369,7 @@ def judge(
         actual=net,
         amount_delta=want - net,
     )
+    return want
 
 
 T = TypeVar("T")
@@ -427,7 +428,7 @@ def _split_seat_per_bet(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None
     settled = sorted((h.settles[0][0], n, h) for n, h in enumerate(seat.hands) if h.settles)
     running = 0
     for i, _, h in settled:
-        net = h.settles[0][1].net
+        net = _counted(h)
         collectable = max(0, wager - running)
         if net > 0:
             # A split hand paid as a win against the dealer's blackjack.
@@ -518,13 +519,19 @@ def _missing(ctx: Ctx, h: HandState, want: int, cur: str) -> None:
     )
 
 
+def _counted(h: HandState) -> int:
+    """What a split box against a dealer blackjack counts for a hand's settlement: its net, or, where it was judged
+    as it arrived (settled before the box split), the net it was due then: any difference was claimed there, once."""
+    return h.settles[0][1].net if h.judged is None else h.judged
+
+
 def _split_seat_either(t: Trace, ctx: Ctx, seat: SeatState, how: Terms) -> None:
     """Where the rule that decides it is not held (NZ), a dealer blackjack after a split collects either the original
     wager or every wager of the box's hands: judged as a whole, at the box's last settlement."""
     cur = how.currency
     settled = [h.settles[0] for h in seat.hands if h.settles]
     everything = -sum(h.stake for h in seat.hands)
-    net = sum(s.net for _, s in settled)
+    net = sum(_counted(h) for h in seat.hands if h.settles)
     if len(settled) != len(seat.hands):
         for h in seat.hands:
             if not h.settles:
