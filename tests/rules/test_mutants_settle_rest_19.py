@@ -32,6 +32,7 @@ from tests.builders import (
     audit,
     deal,
     even_money,
+    peek,
     reveal,
     seat,
     settle,
@@ -61,6 +62,8 @@ S17 = "13:69F-2.12(b)1"
 """The test table's dealer stands on soft 17 (and on every total of 17 or more)."""
 NZ_8_2 = "8.2"
 RECORD = "record"
+DBJ = "uncited:play-after-dealer-blackjack"
+DBJ_EXPECTED = "no play after the dealer's blackjack is known"
 
 
 def early(event: int, hand: str, complete_at: int) -> Want:
@@ -510,6 +513,38 @@ def test_nz_blackjack_paid_before_another_players_card() -> None:
             "settle after every player's cards",
             "settled at event 6, a player's card at event 7",
         ),
+    ]
+
+
+def test_nz_hand_with_one_card_when_the_dealers_blackjack_was_known_is_no_blackjack_paid() -> None:
+    # New Zealand, dealer's second card in the initial deal, peek. Seats 1 and 2 of 1000. 0 1:AS, 1 2:9H, 2 dealer
+    # TC, 3 2:7C, 4 dealer AD down, 5 peek: blackjack (hand 1 still holds one card), 6 1:KD, 7 hand 1 pushed, 8 2:5S,
+    # 9 reveal, 10 hand 2 collected 1000. Section 2.1: after the peek every card is play after a known dealer
+    # blackjack (6 and 8), and "a hand is settled by the cards it held when the blackjack was known": hand 1's lone
+    # ace (11) loses to the blackjack (4.1(g)), -1000 due, nothing changed hands. It held no blackjack then, so 8.2
+    # (a blackjack paid before all other cards were dealt, the card at 8) does not apply.
+    r = a_round(
+        "NZ",
+        seats=[seat(1, NZ_W), seat(2, NZ_W)],
+        events=[
+            deal("1", "AS"),
+            deal("2", "9H"),
+            deal("dealer", "TC"),
+            deal("2", "7C"),
+            deal("dealer", "AD", "down"),
+            peek(True),
+            deal("1", "KD"),
+            settle("1", "push", 0),
+            deal("2", "5S"),
+            reveal("dealer", "AD"),
+            settle("2", "lose", NZ_W),
+        ],
+        extra_rules={"dealer_second_card": "initial_deal", "peek": True},
+    )
+    assert findings(r, "NZ$") == [
+        want(DBJ, 6, "1", DBJ_EXPECTED, "KD was dealt to hand 1"),
+        want("4.1(g)", 7, "1", -NZ_W, 0, -NZ_W),
+        want(DBJ, 8, "2", DBJ_EXPECTED, "5S was dealt to hand 2"),
     ]
 
 
