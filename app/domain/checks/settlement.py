@@ -135,16 +135,38 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
         for h in seat.hands:
             settles = h.settles
             if h.even_money is not None:
-                for i, again in settles:
+                em, paid = h.even_money
+                if not settles or settles[0][0] > em:
+                    for i, again in settles:
+                        _twice(
+                            ctx,
+                            i,
+                            h.name,
+                            f"Hand {h.name} was already settled by even money; it was settled again.",
+                            again.net,
+                            how.currency,
+                        )
+                    continue
+                # Settled before it was paid even money: the even money is the second settlement (section 2.2), and
+                # the first is judged as any settlement is.
+                _twice(
+                    ctx,
+                    em,
+                    h.name,
+                    f"Hand {h.name} was already settled at event {settles[0][0]}; it was paid even money after.",
+                    paid,
+                    how.currency,
+                )
+                for i, again in settles[1:]:
                     _twice(
                         ctx,
                         i,
                         h.name,
-                        f"Hand {h.name} was already settled by even money; it was settled again.",
+                        f"Hand {h.name}'s wager was settled more than once.",
                         again.net,
                         how.currency,
                     )
-                continue
+                settles = settles[:1]
             if void_at is not None and (h.settled_at is None or h.settled_at > void_at):
                 if (
                     h.created_by is None or h.created_by < void_at
