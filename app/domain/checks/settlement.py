@@ -109,11 +109,20 @@ def on_settle(
         return
     if dealer[1] and h.seat_split_at is not None:
         return  # a split seat against a dealer blackjack is judged as a whole, at the end
-    h.judged = settle.net
     surrendered = h.surrendered_at is not None
     if len(h.cards) < 2 and not surrendered:
-        return  # a box that never received its cards: we hold no irregularity rule to judge its settlement by
+        if not _peeked_blackjack(t):
+            h.judged = (
+                settle.net
+            )  # a box that never received its cards: no irregularity rule held to judge it by
+        return  # (at a table that peeks, the dealer's blackjack was known: judged at the end, as it stood then)
     h.judged = judge(ctx, h, i, settle.net, h.total, h.stake, surrendered, h.blackjack, dealer, how)
+
+
+def _peeked_blackjack(t: Trace) -> bool:
+    """Whether the dealer's blackjack was known from the initial deal: at a table that peeks the peek is taken to have
+    happened, recorded or not (section 2.1), so a hand is settled by the cards it held then."""
+    return t.elections.get("peek") is True and t.dealer_blackjack
 
 
 def check_settlements(t: Trace, ctx: Ctx) -> None:
@@ -125,6 +134,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
     # In a voided round the dealer never completes: a settlement that depended on the dealer's total, made before
     # the void while the dealer was not complete, is out of order and can be judged no further (section 2.3).
     unfinished = void_at is not None and not dealer_complete(t, void_at, how.h17)
+    peeked = _peeked_blackjack(t)
     for seat in t.seats.values():
         split_at = seat.hands[0].seat_split_at
         if dbj is not None and split_at is not None and split_at >= dbj:
@@ -201,7 +211,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                 continue
             s = h.at(once[0], t.dbj_known_at)
             _blackjack_before_hole(t, ctx, h, s)
-            if s.cards < 2 and not s.surrendered and dbj is None:
+            if s.cards < 2 and not s.surrendered and dbj is None and not peeked:
                 continue  # a box that never received its cards (once the dealer's blackjack is known, it lost to it)
             # A later dealer card shows the dealer was still to play (a dealer who never did is reported as such).
             early = depends_on_dealer(s) and not dealer_complete(t, s.event, how.h17)
