@@ -58,6 +58,7 @@ AIM = 95.0
 _PROSE_ARGS: dict[str, set[int]] = {
     "emit": {3},  # ctx.emit(role, event, hand, message, ...)
     "_problem": {3},  # _problem(t, event, where, message, ...)
+    "_twice": {3},  # settlement._twice(ctx, event, where, message, net, currency)
     "RecordProblem": {2},
     "Expect": {
         3,

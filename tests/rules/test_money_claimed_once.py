@@ -129,3 +129,26 @@ def test_a_settlement_after_even_money_is_still_the_second() -> None:
         ],
     )
     assert [got(f) for f in audit(r)["findings"]] == [want(TWICE, 5, "1", 0, 3750, -3750)]
+
+
+def test_a_third_settlement_after_even_money_is_a_repeat_too() -> None:
+    # 4 paid 3750 (right), 5 even money 2500, 6 paid 3750 again: the even money and the last settle each moved money
+    # that was not due; the first is the settlement.
+    r = a_round(
+        "US-NJ",
+        seats=[seat(1, 2500)],
+        events=[
+            deal("1", "AS"),
+            deal("dealer", "AC"),
+            deal("1", "KD"),
+            deal("dealer", "7D", "down"),
+            settle("1", "win", 3750),
+            even_money(1, 2500),
+            settle("1", "win", 3750),
+            reveal("dealer", "7D"),
+        ],
+    )
+    assert [got(f) for f in audit(r)["findings"]] == [
+        want(TWICE, 5, "1", 0, 2500, -2500),
+        want(TWICE, 6, "1", 0, 3750, -3750),
+    ]
