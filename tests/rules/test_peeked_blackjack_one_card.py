@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import a_round, audit, deal, reveal, seat, settle, stand
+from tests.builders import a_round, audit, deal, peek, reveal, seat, settle, stand
 from tests.rules.case import got, want
 
 OUTCOME = "uncited:settlement-outcome"
@@ -52,3 +52,14 @@ def test_a_one_card_box_that_lost_its_wager_to_a_peeked_blackjack_is_no_finding(
 def test_at_a_table_that_does_not_peek_a_box_that_never_received_its_cards_is_judged_by_no_rule() -> None:
     tail = [stand("1"), reveal("dealer", "KD"), settle("2", "push", 0), settle("1", "lose", 2500)]
     assert _findings(tail, peek=False) == []
+
+
+def test_a_one_card_box_settled_before_a_recorded_peek_at_a_table_that_does_not_peek_is_judged_by_no_rule() -> (
+    None
+):
+    # The table elects no peek; the dealer's two cards are up (4 KD face up) and the push of seat 2 (5) comes before the
+    # peek recorded at 6: the blackjack was not known from a peek when the box was settled, so, as at a peek:false
+    # table, a box that never received its cards is judged by no rule we hold.
+    events = [*DEAL[:4], deal("dealer", "KD"), settle("2", "push", 0), peek(True), settle("1", "lose", 2500)]
+    r = a_round("US-NJ", seats=[seat(1, 2500), seat(2, 2500)], events=events, extra_rules={"peek": False})
+    assert [got(f) for f in audit(r)["findings"]] == []

@@ -112,9 +112,8 @@ def on_settle(
     surrendered = h.surrendered_at is not None
     if len(h.cards) < 2 and not surrendered:
         if not _peeked_blackjack(t):
-            h.judged = (
-                settle.net
-            )  # a box that never received its cards: no irregularity rule held to judge it by
+            # a box that never received its cards: no irregularity rule held to judge it by
+            h.judged = settle.net
         return  # (at a table that peeks, the dealer's blackjack was known: judged at the end, as it stood then)
     h.judged = judge(ctx, h, i, settle.net, h.total, h.stake, surrendered, h.blackjack, dealer, how)
 
