@@ -157,7 +157,7 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                         )
                     continue
                 # Settled before it was paid even money: the even money is the second settlement (section 2.2), and
-                # the first is judged as any settlement is.
+                # the first is judged as any settlement is (any further one by settled_once, below).
                 _twice(
                     ctx,
                     em,
@@ -166,16 +166,6 @@ def check_settlements(t: Trace, ctx: Ctx) -> None:
                     paid,
                     how.currency,
                 )
-                for i, again in settles[1:]:
-                    _twice(
-                        ctx,
-                        i,
-                        h.name,
-                        f"Hand {h.name}'s wager was settled more than once.",
-                        again.net,
-                        how.currency,
-                    )
-                settles = settles[:1]
             if void_at is not None and (h.settled_at is None or h.settled_at > void_at):
                 if (
                     h.created_by is None or h.created_by < void_at
