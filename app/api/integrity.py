@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.api import schemas
 from app.api.auth import Reader
 from app.api.deps import UnitOfWorkDep, get_settings
-from app.usecases import integrity
+from app.usecases import integrity, transparency
 from app.usecases.errors import InvalidQuery
 from app.usecases.keys import SOURCE_PATTERN, Principal
 
@@ -66,6 +66,6 @@ async def head(request: Request, who: Reader, uow: UnitOfWorkDep, source: Source
     key_file = get_settings(request).signing_key_file
 
     def export(session: Session, chosen: str) -> bytes:
-        return orjson.dumps(integrity.export_head(session, chosen, integrity.load_signing_key(key_file)))
+        return orjson.dumps(transparency.sign_head(session, chosen, integrity.load_signing_key(key_file)))
 
-    return Response(await uow.read(export, _source(who, source)), media_type=JSON)
+    return Response(await uow.run(export, _source(who, source)), media_type=JSON)

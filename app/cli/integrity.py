@@ -109,7 +109,7 @@ def cmd_integrity(args: argparse.Namespace, out: IO[str]) -> int:
     from sqlalchemy.exc import DBAPIError
 
     from app.config import get_settings
-    from app.usecases import integrity
+    from app.usecases import integrity, transparency
     from app.usecases.errors import ServiceError
 
     key = integrity.load_signing_key(get_settings().signing_key_file)
@@ -118,8 +118,8 @@ def cmd_integrity(args: argparse.Namespace, out: IO[str]) -> int:
     else:
         db = _database()
         try:
-            with db.reading() as session:
-                doc = integrity.export_head(session, args.source, key)
+            with db.session() as session:
+                doc = transparency.sign_head(session, args.source, key)
         except DBAPIError as exc:
             return cannot_use_database("integrity head", exc)
         except ServiceError as exc:

@@ -64,8 +64,11 @@ def timestamp(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
-def _sha256_hex(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+_sha256_hex = sha256_hex
 
 
 def round_content(v: Mapping[str, Any]) -> dict[str, Any]:
@@ -281,6 +284,12 @@ def entry_at(session: Session, source: str, seq: int) -> Position | None:
     return None if row is None else Position(int(row.seq), bytes(row.hash))
 
 
+def entry_digest(session: Session, source: str, seq: int) -> bytes:
+    return bytes(
+        session.execute(select(CE.c.digest).where(CE.c.source == source, CE.c.seq == seq)).scalar_one()
+    )
+
+
 def sources(session: Session) -> list[str]:
     """Every source with a chain or a stored row."""
     found: set[str] = set()
@@ -327,6 +336,7 @@ _ROUND_ROW = (
     R.c.finding_count.label("r_finding_count"),
     R.c.audit.label("r_audit"),
     R.c.void_reason.label("r_void_reason"),
+    R.c.record.label("r_record"),
 )
 _REGISTRATION_ROW = (
     E.c.id.label("t_id"),
@@ -373,6 +383,7 @@ _PAGE = (
         _AUDITED.c.jurisdiction.label("a_jurisdiction"),
         _AUDITED.c.table_id.label("a_table_id"),
         _AUDITED.c.played_at.label("a_played_at"),
+        _AUDITED.c.record.label("a_record"),
     )
     .select_from(
         CE.outerjoin(R, (CE.c.kind == "round") & (R.c.id == CE.c.ref_id))
@@ -393,8 +404,8 @@ _PAGE = (
 def entries_page(session: Session, source: str, after: int, upto: int, page: int) -> Sequence[Row[Any]]:
     """Up to ``page`` entries of ``source`` with ``after`` < seq <= ``upto``, in seq order, each with the row it
     records (``r_*`` columns for a round, ``t_*`` for a registration, ``a_*`` for a re-audit; all NULL when the row
-    is gone). The record
-    comes as its SHA-256 (``r_record_digest``), computed by the database: records never leave it."""
+    is gone). The record comes as its bytes (``r_record``, ``a_record``: the audits are re-run) and its SHA-256
+    computed by the database (``r_record_digest``)."""
     _sha256_sql(session)
     return session.execute(_PAGE, {"source": source, "after": after, "upto": upto, "page": page}).all()
 
@@ -503,12 +514,29 @@ def entries_beyond(session: Session, source: str, seq: int) -> tuple[int, int | 
     return int(row[0]), None if row[1] is None else int(row[1])
 
 
-def unchained(session: Session, source: str, limit: int) -> tuple[int, list[str]]:
+def max_ids(session: Session) -> dict[str, int]:
+    """The greatest id of each table a chain records (0 when empty): rows beyond are those stored since."""
+    return {
+        name: int(session.execute(select(func.coalesce(func.max(t.c.id), 0))).scalar_one())
+        for name, t in (("rounds", R), ("registrations", E), ("audits", A))
+    }
+
+
+def unchained(
+    session: Session, source: str, limit: int, after: Mapping[str, int] | None = None
+) -> tuple[int, list[str]]:
     """Stored rows of ``source`` that no entry records (inserted outside the service, or their entry deleted): how
-    many, and the labels of the first ``limit``."""
-    no_round_entry = ~exists().where(CE.c.kind == "round", CE.c.ref_id == R.c.id)
-    no_registration_entry = ~exists().where(CE.c.kind == "registration", CE.c.ref_id == E.c.id)
-    no_audit_entry = ~exists().where(CE.c.kind == "audit", CE.c.ref_id == A.c.id)
+    many, and the labels of the first ``limit``. ``after``: only rows with a greater id (:func:`max_ids`)."""
+    since = after or {}
+    no_round_entry = ~exists().where(CE.c.kind == "round", CE.c.ref_id == R.c.id) & (
+        R.c.id > since.get("rounds", 0)
+    )
+    no_registration_entry = ~exists().where(CE.c.kind == "registration", CE.c.ref_id == E.c.id) & (
+        E.c.id > since.get("registrations", 0)
+    )
+    no_audit_entry = ~exists().where(CE.c.kind == "audit", CE.c.ref_id == A.c.id) & (
+        A.c.id > since.get("audits", 0)
+    )
     count = (
         int(session.execute(select(func.count()).where(R.c.source == source, no_round_entry)).scalar_one())
         + int(
@@ -550,7 +578,15 @@ def unchained(session: Session, source: str, limit: int) -> tuple[int, list[str]
     return count, labels
 
 
-APPEND_ONLY_TABLES = ("rounds", "findings", "table_elections", "chain_entries", "audits")
+APPEND_ONLY_TABLES = (
+    "rounds",
+    "findings",
+    "table_elections",
+    "chain_entries",
+    "audits",
+    "merkle_nodes",
+    "tree_heads",
+)
 """Tables whose rows are never updated or deleted by the service (on PostgreSQL a trigger refuses it to every role
 but the owner's)."""
 
@@ -567,3 +603,78 @@ __all__ = [
     "Link",
     "Position",
 ]
+
+
+# --- what a round's evidence needs ----------------------------------------------------------------------------------
+
+
+def round_evidence_rows(session: Session, round_pk: int) -> tuple[Any, Sequence[Any], Any]:
+    """A round's row with its entry (``seq``, ``digest``), its re-audits' rows with theirs (in order), and the
+    registration it was audited by with its entry (or None)."""
+    rnd = session.execute(
+        select(*R.c, CE.c.seq.label("entry_seq"), CE.c.digest.label("entry_digest"))
+        .select_from(R.outerjoin(CE, (CE.c.kind == "round") & (CE.c.ref_id == R.c.id)))
+        .where(R.c.id == round_pk)
+    ).one()
+    later = session.execute(
+        select(*A.c, CE.c.seq.label("entry_seq"), CE.c.digest.label("entry_digest"))
+        .select_from(A.outerjoin(CE, (CE.c.kind == "audit") & (CE.c.ref_id == A.c.id)))
+        .where(A.c.round_pk == round_pk)
+        .order_by(A.c.audit_no)
+    ).all()
+    registration = None
+    ids = [r.elections_id for r in (rnd, *later) if r.elections_source == "registered" and r.elections_id]
+    if ids:
+        registration = session.execute(
+            select(*E.c, CE.c.seq.label("entry_seq"), CE.c.digest.label("entry_digest"))
+            .select_from(E.outerjoin(CE, (CE.c.kind == "registration") & (CE.c.ref_id == E.c.id)))
+            .where(E.c.id == ids[-1])
+        ).one_or_none()
+    return rnd, later, registration
+
+
+def registrations_by_id(session: Session, ids: Sequence[int]) -> dict[int, Any]:
+    """Registrations (source, jurisdiction, table_id, rules) by id: the elections an audit names."""
+    out: dict[int, Any] = {}
+    wanted = sorted(set(ids))
+    for i in range(0, len(wanted), 500):
+        stmt = select(E.c.id, E.c.source, E.c.jurisdiction, E.c.table_id, E.c.rules).where(
+            E.c.id.in_(wanted[i : i + 500])
+        )
+        out.update({int(r.id): r for r in session.execute(stmt)})
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ReauditJob:
+    source: str | None
+    requested_by: str | None
+    created_at: datetime
+    round_pks: frozenset[int]
+
+
+def reaudit_jobs(session: Session, ids: Sequence[str]) -> dict[str, ReauditJob]:
+    """Re-audit jobs by id, with the rounds they were asked to re-run (from their chunks)."""
+    from app.store.models import reaudit_chunks_table as RC
+    from app.store.models import reaudits_table as RA
+
+    out: dict[str, ReauditJob] = {}
+    for job in session.execute(
+        select(RA.c.id, RA.c.source, RA.c.requested_by, RA.c.created_at).where(RA.c.id.in_(sorted(set(ids))))
+    ):
+        pks: set[int] = set()
+        for chunk in session.execute(select(RC.c.round_pks).where(RC.c.reaudit_id == job.id)).scalars():
+            try:
+                pks.update(int(x) for x in orjson.loads(chunk))
+            except (orjson.JSONDecodeError, TypeError, ValueError):
+                continue
+        out[job.id] = ReauditJob(job.source, job.requested_by, job.created_at, frozenset(pks))
+    return out
+
+
+def existing_key_ids(session: Session, key_ids: Sequence[str]) -> list[str]:
+    from app.store.models import api_keys_table as K
+
+    if not key_ids:
+        return []
+    return list(session.execute(select(K.c.key_id).where(K.c.key_id.in_(list(key_ids)))).scalars())

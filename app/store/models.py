@@ -22,6 +22,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Text,
@@ -416,6 +417,33 @@ class ChainHeadRow(Base):
     hash: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class MerkleNodeRow(Base):
+    """The root of a perfect subtree of a source's Merkle tree (RFC 9162 hashing over the chain entries' digests):
+    level ``level`` (2**level leaves), the ``idx``-th from the left. Only every fourth level is kept (a cache of what
+    the leaves give, so that a proof reads O(log n) rows). Append-only."""
+
+    __tablename__ = "merkle_nodes"
+
+    source: Mapped[str] = mapped_column(String(128), primary_key=True)
+    level: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    idx: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    hash: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class TreeHeadRow(Base):
+    """A signed tree head of a source: its Merkle tree of ``seq`` leaves has the root ``root``, its chain the hash
+    ``hash`` at entry ``seq``; ``doc`` is the signed JSON as published. Append-only."""
+
+    __tablename__ = "tree_heads"
+
+    source: Mapped[str] = mapped_column(String(128), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    root: Mapped[bytes] = mapped_column(LargeBinary)
+    hash: Mapped[bytes] = mapped_column(LargeBinary)
+    signed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    doc: Mapped[str] = mapped_column(Text)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
@@ -426,6 +454,8 @@ api_keys_table = cast(Table, ApiKeyRow.__table__)
 chain_entries_table = cast(Table, ChainEntryRow.__table__)
 chain_heads_table = cast(Table, ChainHeadRow.__table__)
 audits_table = cast(Table, AuditRow.__table__)
+merkle_nodes_table = cast(Table, MerkleNodeRow.__table__)
+tree_heads_table = cast(Table, TreeHeadRow.__table__)
 reaudits_table = cast(Table, ReauditRow.__table__)
 reaudit_chunks_table = cast(Table, ReauditChunkRow.__table__)
 metadata = Base.metadata
@@ -455,6 +485,8 @@ __all__: list[Any] = [
     "ReauditRow",
     "ReauditChunkRow",
     "audits_table",
+    "merkle_nodes_table",
+    "tree_heads_table",
     "reaudits_table",
     "reaudit_chunks_table",
     "NAMING_CONVENTION",

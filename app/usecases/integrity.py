@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -38,9 +39,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from sqlalchemy.orm import Session
 
 from app.domain.model import Round
+from app.evidence import merkle
 from app.files import create_private
-from app.store import chain
+from app.store import chain, tree
 from app.store import rounds as rounds_repo
+from app.usecases import rounds as round_cases
+from app.usecases import auditing
 from app.usecases.errors import ServiceError
 from app.usecases.rounds import void_reason as void_reason_of
 
@@ -68,7 +72,8 @@ class Problem:
     seq: int | None
     """The entry concerned (the first missing one for a gap); None for rows no entry records."""
     kind: str
-    """modified, deleted, inserted or reordered."""
+    """modified, deleted, inserted or reordered; unverifiable: the row could not be checked (its audit names an engine
+    this build does not have), which is not a pass either."""
     what: str
     detail: str
 
@@ -97,7 +102,9 @@ class Entry:
     row_digest: bytes | None
     """The digest of the recorded row's content recomputed now; None when the row is gone."""
     row_problems: tuple[str, ...] = ()
-    """Other ways the row disagrees with itself (its findings rows, its record_sha256 column)."""
+    """Other ways the row disagrees with itself (its findings rows, its record_sha256 column, its audit re-run)."""
+    received_at: datetime | None = None
+    """A round's receipt."""
 
 
 @dataclass
@@ -108,6 +115,11 @@ class Report:
     head: chain.Position | None = None
     problems: list[Problem] = field(default_factory=list)
     problem_count: int = 0
+    since: Checkpoint | None = None
+    """Where this verification started (None: at the first entry)."""
+    complete: bool = True
+    """False: stopped by its deadline before the head; ``checkpoint`` says how far it came."""
+    checkpoint: Checkpoint | None = None
 
     def add(self, problem: Problem) -> None:
         self.problem_count += 1
@@ -127,12 +139,19 @@ class Report:
             "first_problem": self.problems[0].to_dict() if self.problems else None,
             "problem_count": self.problem_count,
             "problems": [p.to_dict() for p in self.problems],
+            "complete": self.complete,
+            "from_seq": 0 if self.since is None else self.since.seq,
+            "verified": None if self.checkpoint is None else self.checkpoint.to_dict(),
         }
 
     def summary(self) -> str:
         """The report in a line or two, for the command line."""
         head = "no head" if self.head is None else f"head {self.head.seq} {self.head.hash.hex()[:16]}..."
-        line = f"source {self.source}: {self.entries} entries, {head}: "
+        since = f" (after entry {self.since.seq}, verified before)" if self.since is not None else ""
+        line = f"source {self.source}: {self.entries} entries{since}, {head}: "
+        if not self.complete:
+            upto = self.checkpoint.seq if self.checkpoint is not None else 0
+            line += f"stopped at entry {upto} (deadline); "
         if self.ok:
             return line + "OK"
         first = self.problems[0].plain() if self.problems else ""
@@ -144,9 +163,12 @@ def _range(first: int, last: int) -> str:
     return f"chain entry {first}" if first == last else f"chain entries {first} to {last}"
 
 
-def check_entries(entries: Iterable[Entry], report: Report) -> chain.Position | None:
-    """Walk a source's entries (in seq order, from seq 1) and add what is wrong to ``report``; the last entry's
-    position. At most one problem per entry: what is wrong with the entry itself before what is wrong with its row.
+def check_entries(
+    entries: Iterable[Entry], report: Report, start: tuple[int, bytes] = (1, chain.ZERO)
+) -> chain.Position | None:
+    """Walk a source's entries (in seq order, from seq ``start[0]``, whose predecessor's hash is ``start[1]``) and add
+    what is wrong to ``report``; the last entry's position. At most one problem per entry: what is wrong with the
+    entry itself before what is wrong with its row.
     """
     source = iter(entries)
     ahead: deque[Entry] = deque()
@@ -159,7 +181,7 @@ def check_entries(entries: Iterable[Entry], report: Report) -> chain.Position | 
                 return
             ahead.append(nxt)
 
-    expected, previous, last = 1, chain.ZERO, None
+    (expected, previous), last = start, None
     fill()
     while ahead:
         e = ahead.popleft()
@@ -224,11 +246,14 @@ def _check_row(e: Entry, report: Report) -> None:
     if e.row_digest is None:
         report.add(Problem(e.seq, "deleted", e.label, f"the {noun} it records is no longer stored"))
         return
-    why = list(e.row_problems)
+    why = [p for p in e.row_problems if not p.startswith(UNVERIFIABLE)]
     if e.row_digest != e.digest:
         why.insert(0, f"the stored {noun} is not what was appended (its content's digest changed)")
     if why:
         report.add(Problem(e.seq, "modified", e.label, "; ".join(why)))
+    elif len(why) != len(e.row_problems):
+        unverified = [p.removeprefix(UNVERIFIABLE) for p in e.row_problems if p.startswith(UNVERIFIABLE)]
+        report.add(Problem(e.seq, "unverifiable", e.label, "; ".join(unverified)))
 
 
 def check_end(
@@ -330,11 +355,160 @@ def void_disagrees(audit: str, void_reason: str | None) -> str | None:
     return f"its void_reason column says {void_reason!r}, its audit {said!r}"
 
 
+# --- replaying the audits (an audit is a function of the record, the elections, the ruleset and the engine) --------
+
+UNVERIFIABLE = "not verified: "
+"""The start of a row problem that says the row could not be checked (not that it is wrong): an ``unverifiable``
+problem."""
+
+RECEIVED_SLACK = timedelta(minutes=5)
+"""How much earlier than the round entry before it a round's ``received_at`` may be: entries are appended at commit,
+in the order transactions end, and a batch chunk's rounds are received when the chunk starts."""
+
+
+@dataclass
+class Context:
+    """What the walk of one page needs besides its rows: the registrations and re-audit jobs the audits name."""
+
+    registrations: Mapping[int, Any]
+    jobs: Mapping[str, chain.ReauditJob]
+    keys: frozenset[str]
+
+
+def _context(session: Session, rows: Sequence[Any]) -> Context:
+    ids = [int(r.r_elections_id) for r in rows if r.r_id is not None and r.r_elections_id is not None]
+    ids += [int(r.a_elections_id) for r in rows if r.a_id is not None and r.a_elections_id is not None]
+    jobs = chain.reaudit_jobs(
+        session, [r.a_reaudit_id for r in rows if r.a_id is not None and r.a_reaudit_id]
+    )
+    named = sorted({k for j in jobs.values() if (k := _key_named(j.requested_by)) is not None})
+    return Context(
+        chain.registrations_by_id(session, ids), jobs, frozenset(chain.existing_key_ids(session, named))
+    )
+
+
+def _key_named(requested_by: str | None) -> str | None:
+    """The key id a re-audit's ``requested_by`` names (``key bja_x (label)``), or None (the command line's)."""
+    if requested_by and requested_by.startswith("key "):
+        return requested_by[4:].split(" ", 1)[0]
+    return None
+
+
+def replay_problems(values: Mapping[str, Any], record: bytes, ctx: Context) -> list[str]:
+    """How a stored audit (a round's first, or a re-audit's) differs from the one the engine makes of the stored
+    record, by the elections and the ruleset it names: the audit the service would have stored. An audit naming an
+    engine version this build does not have cannot be re-run and says so."""
+    engine = auditing.ENGINE_VERSION
+    if values["engine_version"] != engine:
+        return [
+            f"{UNVERIFIABLE}its audit names engine {values['engine_version']!r}; this build is engine {engine!r} "
+            "and cannot re-run it"
+        ]
+    try:
+        rnd = round_cases.read_round(record)
+    except ServiceError as exc:
+        return [f"its record cannot be read by the engine it names: {exc.detail}"]
+    said = {
+        "round_id": rnd.round_id,
+        "jurisdiction": rnd.jurisdiction,
+        "table_id": rnd.table_id,
+        "played_at": rnd.played_at,
+        "dealer_id": rnd.dealer_id,
+        "shoe_id": rnd.shoe_id,
+    }
+    differ = [k for k, v in said.items() if k in values and values[k] != v]
+    if differ:
+        return [f"its record says another {', '.join(differ)} than its row"]
+    registered = None
+    if values["elections_source"] == "registered":
+        found = ctx.registrations.get(values["elections_id"]) if values["elections_id"] is not None else None
+        if found is None:
+            return [f"its audit names registration {values['elections_id']}, which is not stored"]
+        if (found.source, found.jurisdiction, found.table_id) != (
+            values["source"],
+            rnd.jurisdiction,
+            rnd.table_id,
+        ):
+            return [f"its audit names registration {values['elections_id']}, of another table"]
+        registered = (int(found.id), dict(orjson.loads(found.rules)))
+    try:
+        again = round_cases.audit_read(rnd, registered)
+    except ServiceError as exc:
+        return [f"the engine refuses to audit its record: {exc.detail}"]
+    if again.body.decode() != values["audit"]:
+        return [
+            f"its audit is not the one engine {engine} makes of its record (verdict "
+            f"{again.result.get('verdict')!r} with {len(again.result.get('findings') or ())} findings, stored "
+            f"{values['verdict']!r} with {values['finding_count']}): it was not made by the service"
+        ]
+    return []
+
+
+def reaudit_problems(row: Any, ctx: Context) -> list[str]:
+    """A re-audit's audit must come from a re-audit job that exists, was asked for, covers its round, and is older."""
+    job = ctx.jobs.get(row.a_reaudit_id) if row.a_reaudit_id else None
+    if job is None:
+        return [f"it cites re-audit {row.a_reaudit_id!r}, which does not exist"]
+    out = []
+    key = _key_named(job.requested_by)
+    if not job.requested_by or (key is not None and key not in ctx.keys):
+        out.append(f"re-audit {row.a_reaudit_id} was asked for by no key ({job.requested_by!r})")
+    if int(row.a_round_pk) not in job.round_pks:
+        out.append(f"re-audit {row.a_reaudit_id} was not asked to re-run this round")
+    if job.source is not None and job.source != row.a_source:
+        out.append(f"re-audit {row.a_reaudit_id} is of source {job.source!r}")
+    if row.a_created_at < job.created_at:
+        out.append(f"it is older than re-audit {row.a_reaudit_id}")
+    return out
+
+
 # --- the database -------------------------------------------------------------------------------------------------
 
 
-def _entries(session: Session, source: str, upto: int, page: int) -> Iterator[Entry]:
-    after = 0
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Where a verification that found nothing stopped: the next one starts after it (``bjaudit verify`` keeps it
+    outside the database). ``frontier``: the right edge of the tree of ``seq`` entries (app/evidence/merkle.py),
+    computed by that verification from the entries themselves."""
+
+    seq: int
+    hash: bytes
+    frontier: tuple[bytes, ...]
+    received_at: datetime | None = None
+    max_ids: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def root(self) -> bytes:
+        return merkle.Frontier(self.seq, self.frontier).root()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "hash": self.hash.hex(),
+            "root": self.root.hex(),
+            "frontier": [h.hex() for h in self.frontier],
+            "received_at": None if self.received_at is None else chain.timestamp(self.received_at),
+            "max_ids": dict(self.max_ids),
+        }
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any]) -> Checkpoint:
+        received = doc.get("received_at")
+        point = cls(
+            int(doc["seq"]),
+            bytes.fromhex(doc["hash"]),
+            tuple(bytes.fromhex(h) for h in doc["frontier"]),
+            None if received is None else datetime.fromisoformat(received.replace("Z", "+00:00")),
+            {str(k): int(v) for k, v in (doc.get("max_ids") or {}).items()},
+        )
+        if "root" in doc and point.root.hex() != doc["root"]:
+            raise ValueError("its frontier does not give its root")
+        return point
+
+
+def _entries(
+    session: Session, source: str, after: int, upto: int, page: int, replay: bool, walk: _Walk
+) -> Iterator[Entry]:
     while True:
         rows = chain.entries_page(session, source, after, upto, page)
         if not rows:
@@ -342,16 +516,23 @@ def _entries(session: Session, source: str, upto: int, page: int) -> Iterator[En
         pks = [int(r.r_id) for r in rows if r.r_id is not None]
         pks += [int(r.a_round_pk) for r in rows if r.a_id is not None]
         findings = chain.findings_of(session, pks)
+        ctx = _context(session, rows) if replay else None
         for r in rows:
-            yield _entry(r, findings)
+            yield walk.passing(_entry(r, findings, ctx))
         after = int(rows[-1].seq)
+        if walk.out_of_time():
+            return
 
 
-def _entry(r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]]]) -> Entry:
+def _entry(
+    r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]]], ctx: Context | None
+) -> Entry:
     row_digest: bytes | None = None
     why: list[str] = []
+    received = None
     if r.kind == "round" and r.r_id is not None:
         values = chain.round_values(r)
+        received = r.r_received_at
         row_digest = chain.content_digest(chain.round_content(values))
         if values["record_sha256"] != r.r_record_sha256:
             why.append("its record_sha256 column is not the SHA-256 of its record")
@@ -361,6 +542,8 @@ def _entry(r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]
         void = void_disagrees(values["audit"], r.r_void_reason)
         if void:
             why.append(void)
+        if ctx is not None:
+            why += replay_problems(values, bytes(r.r_record), ctx)
     elif r.kind == "registration" and r.t_id is not None:
         row_digest = chain.content_digest(chain.registration_content(chain.registration_values(r)))
     elif r.kind == "audit" and r.a_id is not None:
@@ -376,35 +559,209 @@ def _entry(r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]
             void = void_disagrees(values["audit"], r.a_void_reason)
             if void:
                 why.append(void)
-    return Entry(int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why))
+            if ctx is not None:
+                why += reaudit_problems(r, ctx)
+                why += replay_problems(
+                    {**values, "source": r.a_source, "jurisdiction": r.a_jurisdiction}, bytes(r.a_record), ctx
+                )
+    return Entry(
+        int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why), received
+    )
 
 
-def verify_source(session: Session, source: str, *, page: int = PAGE, limit: int = MAX_PROBLEMS) -> Report:
-    """Verify one source's chain and rows. Entries appended while it runs are left for the next verification."""
+class _Walk:
+    """What the walk keeps besides the chain's links: the tree's right edge (each entry's leaf appended), the signed
+    tree heads to compare with it as their sizes are passed, the rounds' receipt order, the clock."""
+
+    def __init__(
+        self,
+        report: Report,
+        start: Checkpoint | None,
+        heads: Sequence[Any],
+        deadline: float | None,
+        trusted: bytes | None,
+    ) -> None:
+        self.report = report
+        self.frontier = merkle.Frontier(start.seq, start.frontier) if start else merkle.Frontier()
+        self.heads = {h.seq: h for h in heads}
+        self.received = start.received_at if start else None
+        self.deadline = deadline
+        self.trusted = trusted
+
+    def passing(self, e: Entry) -> Entry:
+        if e.seq == self.frontier.size + 1:
+            self.frontier.append(merkle.leaf_hash(e.digest))
+        received = e.received_at
+        if received is not None:
+            if self.received is not None and received < self.received - RECEIVED_SLACK:
+                e = Entry(
+                    e.seq,
+                    e.kind,
+                    e.label,
+                    e.digest,
+                    e.hash,
+                    e.row_digest,
+                    (
+                        *e.row_problems,
+                        f"received {chain.timestamp(received)}, before the round appended ahead of it "
+                        f"(received {chain.timestamp(self.received)}): it was put in the chain afterwards",
+                    ),
+                )
+            else:
+                self.received = received if self.received is None else max(self.received, received)
+        head = self.heads.get(e.seq)
+        if head is not None and e.seq == self.frontier.size:
+            self._check_head(head, e)
+        return e
+
+    def _check_head(self, head: Any, e: Entry) -> None:
+        wrong = []
+        if self.frontier.root() != head.root:
+            wrong.append("its root is not the root of the entries up to it")
+        if e.hash != head.hash:
+            wrong.append("its chain hash is not the entry's")
+        wrong += check_signature(orjson.loads(head.doc), self.trusted)
+        if wrong:
+            self.report.add(
+                Problem(head.seq, "modified", f"signed tree head of {head.seq} entries", "; ".join(wrong))
+            )
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+
+def verify_source(
+    session: Session,
+    source: str,
+    *,
+    page: int = PAGE,
+    limit: int = MAX_PROBLEMS,
+    since: Checkpoint | None = None,
+    replay: bool = True,
+    deadline: float | None = None,
+    trusted: bytes | None = None,
+) -> Report:
+    """Verify one source's chain, its rows and its tree; the audits re-run (``replay``). ``since``: only what was
+    appended after a checkpoint of an earlier verification (that entry must still be where it was, and the stored
+    tree must still hold its root). ``deadline`` (``time.monotonic()``): stop there and say how far it came.
+    Entries appended while it runs are left for the next verification."""
     report = Report(source, limit)
     head = chain.head(session, source)
     upto = head.seq if head is not None else 2**62
-    last = check_entries(_entries(session, source, upto, page), report)
-    now = chain.head(session, source)  # appends made meanwhile moved it on: they are not "past the head"
+    report.since = since
+    start = since.seq if since is not None else 0
+    if since is not None:
+        _check_since(session, source, since, report)
+    walk = _Walk(report, since, tree.heads(session, source, start), deadline, trusted)
+    entries = _entries(session, source, start, upto, page, replay, walk)
+    last = check_entries(entries, report, start=(start + 1, since.hash if since is not None else chain.ZERO))
+    if last is None and since is not None:
+        last = chain.Position(since.seq, since.hash)
     report.head = head
-    check_end(
-        report,
-        last,
-        head,
-        chain.entries_beyond(session, source, now.seq if now is not None else (last.seq if last else 0)),
-        chain.unchained(session, source, limit),
-    )
+    if last is not None and head is not None and last.seq < head.seq and walk.out_of_time():
+        report.complete = False  # stopped by the deadline: the rest is not checked, nor said to be missing
+    else:
+        now = chain.head(session, source)  # appends made meanwhile moved it on: they are not "past the head"
+        check_end(
+            report,
+            last,
+            head,
+            chain.entries_beyond(session, source, now.seq if now is not None else (last.seq if last else 0)),
+            chain.unchained(session, source, limit, since.max_ids if since is not None else None),
+        )
+        _check_stored_tree(session, source, walk.frontier, report)
+    if last is not None and walk.frontier.size == last.seq:
+        report.checkpoint = Checkpoint(
+            last.seq, last.hash, tuple(walk.frontier.nodes), walk.received, chain.max_ids(session)
+        )
     return report
 
 
-def verify(session: Session, source: str | None = None) -> list[Report]:
-    """Verify one source, or every source with a chain or a stored row."""
-    return [verify_source(session, s) for s in ([source] if source is not None else chain.sources(session))]
+def _check_since(session: Session, source: str, since: Checkpoint, report: Report) -> None:
+    found = chain.entry_at(session, source, since.seq)
+    if found is None or found.hash != since.hash:
+        report.add(
+            Problem(
+                since.seq,
+                "modified",
+                f"chain entry {since.seq}",
+                "the chain no longer holds the hash verified last time at this entry: it was rewritten since "
+                "(bjaudit verify --full names what)",
+            )
+        )
+        return
+    try:
+        proof = tree.consistency(session, source, since.seq, since.seq)
+        stored = tree.root(session, source, since.seq)
+    except tree.MissingLeaves as exc:
+        report.add(Problem(since.seq, "deleted", "the tree's entries", str(exc)))
+        return
+    if stored != since.root or proof:
+        report.add(
+            Problem(
+                since.seq,
+                "modified",
+                f"tree of {since.seq} entries",
+                "the stored tree no longer gives the root verified last time: it was rewritten since",
+            )
+        )
 
 
-def integrity_answer(session: Session, source: str) -> bytes:
-    """``GET /v1/integrity``: the verification of one source, as JSON."""
-    return orjson.dumps(verify_source(session, source).to_dict())
+def _check_stored_tree(session: Session, source: str, frontier: merkle.Frontier, report: Report) -> None:
+    """The nodes kept for proofs must give the root the walk computed from the entries."""
+    latest = tree.latest_head(session, source)
+    size = min(frontier.size, latest.seq) if latest is not None else 0
+    if size == 0 or size != frontier.size:
+        return
+    try:
+        stored = tree.root(session, source, size)
+    except tree.MissingLeaves as exc:
+        report.add(Problem(size, "deleted", "the tree's entries", str(exc)))
+        return
+    if stored != frontier.root():
+        report.add(
+            Problem(
+                size,
+                "modified",
+                f"the stored tree of {size} entries",
+                "its nodes (merkle_nodes) do not give the root of the entries: proofs made from them are false",
+            )
+        )
+
+
+def verify(
+    session: Session, source: str | None = None, since: Mapping[str, Checkpoint] | None = None
+) -> list[Report]:
+    """Verify one source, or every source with a chain or a stored row (each after its checkpoint in ``since``)."""
+    return [
+        verify_source(session, s, since=(since or {}).get(s))
+        for s in ([source] if source is not None else chain.sources(session))
+    ]
+
+
+def integrity_answer(
+    session: Session,
+    source: str,
+    key: Ed25519PrivateKey | None = None,
+    since: Checkpoint | None = None,
+    seconds: float = 8.0,
+) -> bytes:
+    """``GET /v1/integrity``: the verification of one source as JSON, within ``seconds``: a log too long to walk in
+    that time is verified as far as it went (``complete`` false), and ``next`` says how to go on from there."""
+    if key is not None:
+        from app.usecases import transparency
+
+        transparency.sign_head(
+            session, source, key
+        )  # the tree filled up to now: proofs and frontiers are cheap
+    report = verify_source(
+        session,
+        source,
+        since=since,
+        deadline=time.monotonic() + seconds,
+        trusted=raw_public_key(key) if key is not None else None,
+    )
+    return orjson.dumps(report.to_dict())
 
 
 # --- the signed head -------------------------------------------------------------------------------------------------
@@ -444,14 +801,19 @@ def public_key_pem(key: Ed25519PrivateKey) -> bytes:
 
 
 def signed_payload(doc: Mapping[str, Any]) -> bytes:
-    """The bytes a head's signature covers: the canonical JSON of :data:`SIGNED_FIELDS`."""
-    return chain.canonical({k: doc[k] for k in SIGNED_FIELDS})
+    """The bytes a head's signature covers: the canonical JSON of every field but the signature (a head signed
+    before the Merkle log has just :data:`SIGNED_FIELDS`; one signed since adds its tree's ``root``)."""
+    return chain.canonical({k: v for k, v in doc.items() if k != "signature"})
 
 
 def signed_head(
-    source: str, position: chain.Position, key: Ed25519PrivateKey, now: datetime | None = None
+    source: str,
+    position: chain.Position,
+    key: Ed25519PrivateKey,
+    now: datetime | None = None,
+    root: bytes | None = None,
 ) -> dict[str, Any]:
-    """The export of a source's chain head, signed."""
+    """The export of a source's chain head, signed; with ``root``, a signed tree head (app/usecases/transparency.py)."""
     doc: dict[str, Any] = {
         "source": source,
         "seq": position.seq,
@@ -459,16 +821,10 @@ def signed_head(
         "exported_at": chain.timestamp(now or datetime.now(UTC)),
         "public_key": base64.b64encode(raw_public_key(key)).decode(),
     }
+    if root is not None:
+        doc["root"] = root.hex()
     doc["signature"] = base64.b64encode(key.sign(signed_payload(doc))).decode()
     return doc
-
-
-def export_head(session: Session, source: str, key: Ed25519PrivateKey) -> dict[str, Any]:
-    """``GET /v1/integrity/head``, ``bjaudit integrity head``: the source's head, signed."""
-    position = chain.head(session, source)
-    if position is None:
-        raise NoChain(f"Source {source!r} has no chain yet: nothing of it is stored.")
-    return signed_head(source, position, key)
 
 
 def check_signature(doc: Mapping[str, Any], trusted: bytes | None = None) -> list[str]:

@@ -39,6 +39,8 @@ def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
             "table_elections",
             "chain_entries",
             "chain_heads",
+            "merkle_nodes",
+            "tree_heads",
         ):
             conn.execute(text(f"DELETE FROM {table}"))
     yield eng

@@ -102,6 +102,8 @@ def engine(database_url: str) -> Iterator[Engine]:
         conn.execute(text("DELETE FROM table_elections"))
         conn.execute(text("DELETE FROM chain_entries"))  # a fresh database: no chain either
         conn.execute(text("DELETE FROM chain_heads"))
+        conn.execute(text("DELETE FROM merkle_nodes"))  # nor a tree
+        conn.execute(text("DELETE FROM tree_heads"))
     yield eng
     eng.dispose()
 

@@ -36,7 +36,7 @@ from app.store.models import UTCDateTime
 from app.store.pg import PgRounds
 from app.store.roles import grant_app_role
 from app.synth.generator import generate_rounds
-from app.usecases import batches, integrity
+from app.usecases import batches, integrity, transparency
 from app.usecases import rounds as round_cases
 from tests.keys import bearer
 
@@ -511,8 +511,8 @@ def test_the_signed_head_verifies_and_catches_a_rewritten_chain(
     key_file = Path(settings.signing_key_file)
     key = integrity.load_signing_key(key_file)
     assert key_file.stat().st_mode & 0o777 == 0o600
-    with db.reading() as s:
-        doc = integrity.export_head(s, SOURCE, key)
+    with db.session() as s:
+        doc = transparency.sign_head(s, SOURCE, key)
     assert (doc["source"], doc["seq"], doc["hash"]) == (SOURCE, n, entry_of(engine, n).hash.hex())
     trusted = integrity.raw_public_key(key)
     assert integrity.check_signature(doc, trusted) == []
@@ -556,7 +556,16 @@ def test_the_signed_head_verifies_and_catches_a_rewritten_chain(
         monkeypatch.setenv("DATABASE_URL", database_url)
         get_settings.cache_clear()
         _rewrite_from(engine, 3)
-        assert verify(db).ok  # rewritten whole, the chain is consistent again...
+        # Rewritten whole, the chain links again; but the round's audit is not what the engine makes of its record,
+        # and the tree head signed before no longer has the entries' root.
+        report = verify(db)
+        assert not report.ok
+        said = [(p.seq, p.kind, p.detail) for p in report.problems]
+        assert any(q[:2] == (3, "modified") and "its record cannot be read" in q[2] for q in said), said
+        signed = "its root is not the root of the entries up to it; its chain hash is not the entry's"
+        assert (n, "modified", signed) in said, said
+        # and the nodes kept for proofs (a node per 16 entries) no longer give the entries' root
+        assert any(q[:2] == (n, "modified") and "(merkle_nodes)" in q[2] for q in said) == (n >= 16), said
         assert cli(["verify", "--head", str(head_file)]) == 1  # ...but not the one exported
         out = capsys.readouterr().out
         assert "NOT IN THE CHAIN" in out and "rewritten after the export" in out
@@ -572,15 +581,15 @@ def test_the_head_checks_outside_bjaudit(
     """What docs/integrity.md shows: the signature checked with openssl alone, and with a few lines of Python."""
     every_path(db, database_url, examples)
     key = integrity.load_signing_key(tmp_path / "k.pem")
-    with db.reading() as s:
-        doc = integrity.export_head(s, SOURCE, key)
+    with db.session() as s:
+        doc = transparency.sign_head(s, SOURCE, key)
     (tmp_path / "head.json").write_bytes(orjson.dumps(doc))
     (tmp_path / "public.pem").write_bytes(integrity.public_key_pem(key))
     python = (
         "import base64, json, sys\n"
         "from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey\n"
         "head = json.load(open('head.json'))\n"
-        "signed = {k: head[k] for k in ('source', 'seq', 'hash', 'exported_at', 'public_key')}\n"
+        "signed = {k: v for k, v in head.items() if k != 'signature'}\n"
         "payload = json.dumps(signed, sort_keys=True, separators=(',', ':')).encode()\n"
         "key = Ed25519PublicKey.from_public_bytes(base64.b64decode(head['public_key']))\n"
         "key.verify(base64.b64decode(head['signature']), payload)\n"
@@ -614,7 +623,7 @@ def test_integrity_over_http_with_the_read_scope(
     )
     report = client.get("/v1/integrity")
     assert report.status_code == 200, report.text
-    assert report.json() | {"head": None} == {
+    assert report.json() | {"head": None, "verified": None} == {
         "source": "default",
         "entries": 1,
         "head": None,
@@ -622,7 +631,11 @@ def test_integrity_over_http_with_the_read_scope(
         "first_problem": None,
         "problem_count": 0,
         "problems": [],
+        "complete": True,
+        "from_seq": 0,
+        "verified": None,
     }
+    assert report.json()["verified"]["seq"] == 1
     head = client.get("/v1/integrity/head")
     assert head.status_code == 200 and integrity.check_signature(head.json()) == []
     assert head.json()["hash"] == report.json()["head"]["hash"]

@@ -1,0 +1,281 @@
+"""The Merkle log of each source, as its users see it: signed tree heads, inclusion and consistency proofs, the
+evidence packet of a round, and the heads published to witnesses.
+
+A signed tree head names a source's log at a size: ``seq`` (the tree size, the number of chain entries), ``root``
+(the RFC 9162 root over the entries' digests), ``hash`` (the chain's hash at entry ``seq``, so that one signature
+vouches for both), ``exported_at`` and the ``public_key``; the Ed25519 ``signature`` covers the canonical JSON of every
+other field. A head is signed when one is asked for and the log has grown since the last (``GET
+/v1/integrity/head``, a proof, an evidence packet, the end of a batch, the periodic publication): each is kept
+(``tree_heads``), so that a proof can be given against any head a witness holds.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import tempfile
+import urllib.request
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy.orm import Session
+
+from app.evidence import packet as evidence_packet
+from app.store import chain, tree
+from app.store import rounds as repo
+from app.usecases.errors import AmbiguousRound, InvalidQuery, RoundNotFound, ServiceError
+from app.usecases.integrity import NoChain, signed_head
+
+log = logging.getLogger("bjaudit.transparency")
+
+
+class HeadNotFound(ServiceError):
+    status, slug, title = 404, "head-not-found", "No signed head of that size"
+
+
+class NotInLog(ServiceError):
+    status, slug, title = 409, "not-in-log", "The round has no entry in its source's log"
+
+
+# --- signed tree heads ---------------------------------------------------------------------------------------------
+
+
+def sign_head(
+    session: Session, source: str, key: Ed25519PrivateKey, now: datetime | None = None
+) -> dict[str, Any]:
+    """The source's latest signed tree head, signed now if the log has grown since the last one."""
+    tree.lock_tree(session, source)
+    position = chain.head(session, source)
+    if position is None:
+        raise NoChain(f"Source {source!r} has no chain yet: nothing of it is stored.")
+    latest = tree.latest_head(session, source)
+    if latest is not None and latest.seq >= position.seq:
+        return dict(orjson.loads(latest.doc))
+    tree.extend(session, source, position.seq)
+    root = tree.root(session, source, position.seq)
+    signed_at = now or datetime.now(UTC)
+    doc = signed_head(source, position, key, signed_at, root=root)
+    tree.add_head(
+        session,
+        {
+            "source": source,
+            "seq": position.seq,
+            "root": root,
+            "hash": position.hash,
+            "signed_at": signed_at,
+            "doc": orjson.dumps(doc).decode(),
+        },
+    )
+    return doc
+
+
+def _head_for(
+    session: Session, source: str, key: Ed25519PrivateKey, size: int | None, holds: int
+) -> dict[str, Any]:
+    """The signed head of ``size`` entries (one signed before), or the latest (signed now if needed); it must hold
+    entry ``holds``."""
+    if size is None:
+        doc = sign_head(session, source, key)
+    else:
+        found = tree.head_at(session, source, size)
+        if found is None:
+            raise HeadNotFound(
+                f"Source {source!r} has no signed head of {size} entries; GET /v1/integrity/heads lists them.",
+                extra={"tree_size": size},
+            )
+        doc = dict(orjson.loads(found.doc))
+    if int(doc["seq"]) < holds:
+        raise InvalidQuery(
+            f"The head of {doc['seq']} entries does not hold entry {holds}: ask for a later head.",
+            errors=[{"in": "query", "parameter": "tree_size", "detail": f"must be at least {holds}"}],
+        )
+    return doc
+
+
+def list_heads(session: Session, source: str, after: int, limit: int) -> dict[str, Any]:
+    found = tree.heads(session, source, after)[: limit + 1]
+    docs = [orjson.loads(h.doc) for h in found[:limit]]
+    return {
+        "source": source,
+        "heads": docs,
+        "next_after": found[limit - 1].seq if len(found) > limit else None,
+    }
+
+
+# --- proofs ----------------------------------------------------------------------------------------------------------
+
+
+def _the_round(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> Any:
+    rows = repo.find_rounds(session, round_id, source, jurisdiction)
+    if not rows:
+        raise RoundNotFound(f"No round {round_id!r} is stored.")
+    if len(rows) > 1:
+        raise AmbiguousRound(
+            f"{len(rows)} stored rounds have round_id {round_id!r}; narrow with ?source= and/or ?jurisdiction=.",
+            extra={"candidates": [{"source": r.source, "jurisdiction": r.jurisdiction} for r in rows]},
+        )
+    if rows[0].chain_seq is None:
+        raise NotInLog(
+            f"Round {round_id!r} has no entry in the log of source {rows[0].source!r}: `bjaudit verify`."
+        )
+    return rows[0]
+
+
+def _hexes(hashes: Sequence[bytes]) -> list[str]:
+    return [h.hex() for h in hashes]
+
+
+def round_proof(
+    session: Session,
+    key: Ed25519PrivateKey,
+    round_id: str,
+    source: str | None,
+    jurisdiction: str | None,
+    tree_size: int | None = None,
+) -> dict[str, Any]:
+    """``GET /v1/rounds/{id}/proof``: the round's entry, its inclusion proof, and the signed head it leads to."""
+    row = _the_round(session, round_id, source, jurisdiction)
+    seq = int(row.chain_seq)
+    head = _head_for(session, row.source, key, tree_size, seq)
+    entry = chain.entry_digest(session, row.source, seq)
+    return {
+        "source": row.source,
+        "round_id": row.round_id,
+        "jurisdiction": row.jurisdiction,
+        "seq": seq,
+        "leaf_index": seq - 1,
+        "digest": entry.hex(),
+        "tree_size": int(head["seq"]),
+        "inclusion": _hexes(tree.inclusion(session, row.source, seq - 1, int(head["seq"]))),
+        "head": head,
+    }
+
+
+def consistency(
+    session: Session, key: Ed25519PrivateKey, source: str, old: int, new: int | None
+) -> dict[str, Any]:
+    """``GET /v1/integrity/consistency``: the proof that the log of ``old`` entries is the beginning of the signed
+    head of ``new`` entries (the latest when not given)."""
+    head = _head_for(session, source, key, new, max(old, 1))
+    size = int(head["seq"])
+    if old < 1:
+        raise InvalidQuery(
+            "A consistency proof starts from a log of at least one entry.",
+            errors=[{"in": "query", "parameter": "from", "detail": "must be 1 or more"}],
+        )
+    return {
+        "source": source,
+        "from": old,
+        "to": size,
+        "from_root": tree.root(session, source, old).hex(),
+        "proof": _hexes(tree.consistency(session, source, old, size)),
+        "head": head,
+    }
+
+
+# --- the evidence packet -----------------------------------------------------------------------------------------------
+
+
+def evidence(
+    session: Session, key: Ed25519PrivateKey, round_id: str, source: str | None, jurisdiction: str | None
+) -> dict[str, Any]:
+    """``GET /v1/rounds/{id}/evidence``: the round's record, the entries that vouch for it and their audits and
+    rules, their inclusion proofs, and the signed head (app/evidence/packet.py checks it)."""
+    found = _the_round(session, round_id, source, jurisdiction)
+    rnd, later, registration = chain.round_evidence_rows(session, int(found.id))
+    record = bytes(rnd.record)
+    values = {**rnd._mapping, "record_sha256": chain.sha256_hex(record)}
+    entries: list[dict[str, Any]] = [
+        {
+            "seq": int(rnd.entry_seq),
+            "kind": "round",
+            "content": chain.round_content(values),
+            "audit": rnd.audit,
+        }
+    ]
+    for a in later:
+        if a.entry_seq is None:
+            continue  # no entry: named by verify
+        content = chain.audit_content(
+            {**a._mapping, "round_id": rnd.round_id, "jurisdiction": rnd.jurisdiction}
+        )
+        entries.append({"seq": int(a.entry_seq), "kind": "audit", "content": content, "audit": a.audit})
+    if registration is not None and registration.entry_seq is not None:
+        entries.append(
+            {
+                "seq": int(registration.entry_seq),
+                "kind": "registration",
+                "content": chain.registration_content(registration._mapping),
+                "rules": registration.rules,
+            }
+        )
+    head = _head_for(session, rnd.source, key, None, max(e["seq"] for e in entries))
+    size = int(head["seq"])
+    for e in entries:
+        e["inclusion"] = _hexes(tree.inclusion(session, rnd.source, e["seq"] - 1, size))
+    return {
+        "format": evidence_packet.FORMAT,
+        "source": rnd.source,
+        "round_id": rnd.round_id,
+        "jurisdiction": rnd.jurisdiction,
+        "record": base64.b64encode(record).decode(),
+        "entries": entries,
+        "head": head,
+    }
+
+
+# --- witnesses ----------------------------------------------------------------------------------------------------------
+
+
+def publish(doc: Mapping[str, Any], sinks: Sequence[str], timeout: float = 10.0) -> list[str]:
+    """Send a signed head to each witness: a directory (``<dir>/<source>/<seq>.json``, written whole or not at all) or
+    an ``http(s)://`` URL (POSTed as JSON). What failed, one line each (a witness that is down must not stop the
+    service: the next publication carries everything since)."""
+    body = orjson.dumps(doc)
+    failed: list[str] = []
+    for sink in sinks:
+        try:
+            if sink.startswith(("http://", "https://")):
+                req = urllib.request.Request(sink, data=body, headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=timeout) as answer:  # noqa: S310 - a configured URL
+                    answer.read(1024)
+            else:
+                folder = Path(sink) / _safe(str(doc["source"]))
+                folder.mkdir(parents=True, exist_ok=True)
+                target = folder / f"{int(doc['seq']):012d}.json"
+                if not target.exists():
+                    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".head-")
+                    with os.fdopen(fd, "wb") as out:
+                        out.write(body)
+                    os.replace(tmp, target)
+        except Exception as exc:  # noqa: BLE001 - every failure of a witness is reported, none stops the caller
+            failed.append(f"{sink}: {exc}")
+            log.warning(
+                "witness %s did not take head %s of %s: %s", sink, doc.get("seq"), doc.get("source"), exc
+            )
+    return failed
+
+
+def _safe(source: str) -> str:
+    """A source as a folder name (sources match ^[A-Za-z0-9._-]+$; this keeps a stray one inside the folder)."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in source).lstrip(".") or "_"
+
+
+def sign_and_publish(
+    session: Session, key: Ed25519PrivateKey, sinks: Sequence[str], sources: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Sign a head of every source whose log grew (or of ``sources``) and publish it; the heads signed."""
+    out = []
+    for source in sources if sources is not None else chain.sources(session):
+        if chain.head(session, source) is None:
+            continue
+        before = tree.latest_head(session, source)
+        doc = sign_head(session, source, key)
+        if before is None or before.seq != int(doc["seq"]):
+            out.append(doc)
+    return out
