@@ -163,6 +163,23 @@ class Settings(BaseSettings):
         "(GET /v1/integrity/head, `bjaudit integrity head`); made, readable only by its owner, on first use.",
     )
 
+    witness: str = Field(
+        default="",
+        description="Where signed tree heads are published (comma-separated): folders, and http(s):// URLs that "
+        "take a POSTed JSON head (a regulator's witness). Empty: none. `bjaudit verify --witness DIR` checks a "
+        "folder's heads against the log.",
+    )
+    witness_interval_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        description="How often the service signs and publishes a head of each source whose log grew; also at the "
+        "end of every batch.",
+    )
+
+    @property
+    def witness_sinks(self) -> tuple[str, ...]:
+        return tuple(w.strip() for w in self.witness.split(",") if w.strip())
+
     session_key_file: str = Field(
         default="./var/session-key",
         description="The secret (HMAC-SHA256) that signs the workbench's session cookies and CSRF tokens (/ui); made, "

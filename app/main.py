@@ -7,12 +7,15 @@ contract ``openapi/openapi.json``. Both are also reachable as ``python -m app.ma
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio.to_thread
 from anyio import CapacityLimiter
 from fastapi import FastAPI
 from sqlalchemy import text
@@ -26,6 +29,7 @@ from app.files import create_private
 from app.store import migrate
 from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
+from app.usecases import transparency
 from app.usecases.auditing import ENGINE_VERSION as VERSION
 
 DESCRIPTION = """\
@@ -72,9 +76,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.migration_heads = migrate.head_revisions()
         except FileNotFoundError:
             app.state.migration_heads = None
+        publisher = transparency.configure(settings)
+        publishing = (
+            None if publisher is None else asyncio.create_task(_publish_every(publisher, db, settings))
+        )
         try:
             yield
         finally:
+            if publishing is not None:
+                publishing.cancel()
             if pg is not None:
                 await pg.close()
             db.dispose()
@@ -90,6 +100,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     api.install(app)
     return app
+
+
+async def _publish_every(publisher: transparency.Publisher, db: Database, settings: Settings) -> None:
+    """Sign and publish the heads of the sources whose log grew, every BJAUDIT_WITNESS_INTERVAL_SECONDS."""
+    log = logging.getLogger("bjaudit.transparency")
+    while True:
+        try:
+            await anyio.to_thread.run_sync(publisher.publish_now, db)
+        except Exception:  # noqa: BLE001 - a database or a witness away: the next round carries everything
+            log.exception("the signed heads could not be published")
+        await asyncio.sleep(settings.witness_interval_seconds)
 
 
 app = create_app()

@@ -218,9 +218,23 @@ class IntegrityProblem(BaseModel):
     seq: int | None = Field(
         description="The chain entry concerned; null for a stored row that no entry records."
     )
-    kind: Literal["modified", "deleted", "inserted", "reordered"]
+    kind: Literal["modified", "deleted", "inserted", "reordered", "unverifiable"] = Field(
+        description="unverifiable: the row could not be checked (its audit names an engine version this build does "
+        "not have): not a pass either."
+    )
     what: str = Field(description="What is concerned, e.g. 'round BOR-1 (US-NJ)' or 'chain entries 5 to 7'.")
     detail: str
+
+
+class Checkpoint(BaseModel):
+    seq: int
+    hash: str = Field(description="The chain's hash at entry `seq` (hex).")
+    root: str = Field(description="The Merkle root of entries 1 to `seq` (hex), computed from them.")
+    frontier: list[str] = Field(
+        description="The roots of the perfect subtrees the tree ends in (hex), largest first."
+    )
+    received_at: str | None
+    max_ids: dict[str, int]
 
 
 class IntegrityReport(BaseModel):
@@ -233,15 +247,31 @@ class IntegrityReport(BaseModel):
     first_problem: IntegrityProblem | None = Field(description="The first problem met, in chain order.")
     problem_count: int
     problems: list[IntegrityProblem] = Field(description="The first 100 problems, in the order met.")
+    complete: bool = Field(
+        description="false: the walk stopped at its deadline before the head; `verified.seq` says how far it came, "
+        "and `?after=` with `verified` goes on from there."
+    )
+    from_seq: int = Field(description="The walk began after this entry (0: at the first).")
+    verified: Checkpoint | None = Field(
+        description="Where the walk stopped: the last entry walked, its chain hash, and the tree's root and right "
+        "edge computed from the entries walked. Give `seq` and `root` back as `?after=&root=` to verify only what "
+        "came after."
+    )
 
 
 class SignedHead(BaseModel):
-    """A source's chain head signed by the service (Ed25519). The signature covers the canonical JSON (keys sorted,
-    no whitespace, UTF-8) of the other five fields; docs/integrity.md shows how to check it without bjaudit."""
+    """A source's signed tree head (Ed25519): its log of `seq` entries, their chain hash and Merkle root. The signature
+    covers the canonical JSON (keys sorted, no whitespace, UTF-8) of every other field; docs/integrity.md shows how
+    to check it without bjaudit."""
 
     source: str
     seq: int
     hash: str = Field(description="SHA-256 (hex) of the chain's last entry.")
+    root: str | None = Field(
+        default=None,
+        description="The RFC 9162 Merkle root (hex) of the entries 1 to `seq` (absent from heads signed before the "
+        "Merkle log).",
+    )
     exported_at: str = Field(description="RFC 3339, UTC, microseconds.")
     public_key: str = Field(description="The service's Ed25519 public key, raw (32 bytes), base64.")
     signature: str = Field(description="Ed25519 signature (64 bytes), base64.")
@@ -336,3 +366,56 @@ class Problem(BaseModel):
         description="The request's ID (as in its X-Request-ID header and the service's log lines): quote it when "
         "reporting a problem.",
     )
+
+
+class InclusionProof(BaseModel):
+    """RFC 9162 inclusion proof of a round's chain entry in a signed tree head."""
+
+    source: str
+    round_id: str
+    jurisdiction: str
+    seq: int = Field(description="The round's chain entry.")
+    leaf_index: int = Field(description="seq - 1: its leaf in the tree.")
+    digest: str = Field(description="The entry's digest (hex): SHA-256 of its content's canonical JSON.")
+    tree_size: int
+    inclusion: list[str] = Field(description="The audit path (hex), deepest first (RFC 9162 2.1.3).")
+    head: SignedHead
+
+
+class ConsistencyProof(BaseModel):
+    """RFC 9162 consistency proof: the log of `from` entries is the beginning of the signed head of `to`."""
+
+    source: str
+    from_: int = Field(alias="from")
+    to: int
+    from_root: str = Field(
+        description="The root of the first `from` entries as the log holds them now (hex)."
+    )
+    proof: list[str] = Field(description="RFC 9162 2.1.4 (hex).")
+    head: SignedHead
+
+
+class EvidenceEntry(BaseModel):
+    seq: int
+    kind: Literal["round", "audit", "registration"]
+    content: dict[str, Any] = Field(description="What the entry was appended with (docs/integrity.md).")
+    audit: str | None = Field(default=None, description="The audit (JSON text) the content names by SHA-256.")
+    rules: str | None = Field(
+        default=None, description="A registration's rules (JSON text), named by SHA-256."
+    )
+    inclusion: list[str] = Field(description="Its inclusion proof in `head` (hex).")
+
+
+class EvidencePacket(BaseModel):
+    """Everything needed to check offline that a round and its audits are those the service logged: `bjaudit
+    check-evidence FILE`, or the script of docs/integrity.md (hashlib and cryptography only)."""
+
+    format: Literal["bjaudit-evidence/1"]
+    source: str
+    round_id: str
+    jurisdiction: str
+    record: str = Field(description="The record's exact bytes, base64.")
+    entries: list[EvidenceEntry] = Field(
+        description="The round's entry first, then its re-audits', then the registration it was audited by."
+    )
+    head: SignedHead

@@ -4,6 +4,7 @@ command line, on the configured database (DATABASE_URL). docs/integrity.md expla
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -85,11 +86,25 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
                     out.write(f"head {args.head}: NOT IN THE CHAIN: {'; '.join(moved)}\n")
                 else:
                     out.write(f"head {args.head}: the chain still holds it\n")
-            reports = integrity.verify(session, source)
+            state = _State(Path(args.state), _identity())
+            since = {} if args.full else state.checkpoints()
+            reports = integrity.verify(session, source, since)
+            witnessed = (
+                [_witness(session, args.witness, r, trusted_key(args)) for r in reports]
+                if args.witness
+                else []
+            )
     except DBAPIError as exc:
         return cannot_use_database("verify", exc)
     finally:
         db.dispose()
+    for lines in witnessed:
+        for line, bad in lines:
+            out.write(line + "\n")
+            status = EXIT_PROBLEMS if bad else status
+    good = {r.source: r.checkpoint for r in reports if r.ok and r.complete and r.checkpoint is not None}
+    if good and not any(bad for lines in witnessed for _, bad in lines):
+        state.save(good)
     for report in reports:
         if args.format == "json":
             out.write(orjson.dumps(report.to_dict()).decode() + "\n")
@@ -103,6 +118,137 @@ def cmd_verify(args: argparse.Namespace, out: IO[str]) -> int:
     if not reports and args.format == "text":
         out.write("nothing is stored: no chain to verify\n")
     return status
+
+
+def _identity() -> str:
+    """The database a checkpoint is of: its URL without a password."""
+    from sqlalchemy.engine import make_url
+
+    from app.config import get_settings, sqlalchemy_url
+
+    return make_url(sqlalchemy_url(get_settings().database_url)).render_as_string(hide_password=True)
+
+
+class _State:
+    """What ``bjaudit verify`` verified last time, per database and source: kept on the verifier's machine (a file
+    the database's owner cannot reach is what makes it worth keeping)."""
+
+    def __init__(self, path: Path, database: str) -> None:
+        self.path, self.database = path, database
+
+    def _all(self) -> dict[str, Any]:
+        try:
+            doc = orjson.loads(self.path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def checkpoints(self) -> dict[str, Any]:
+        from app.usecases.integrity import Checkpoint
+
+        out = {}
+        for source, point in (self._all().get(self.database) or {}).items():
+            try:
+                out[source] = Checkpoint.from_dict(point)
+            except (KeyError, TypeError, ValueError) as exc:
+                print(
+                    f"bjaudit verify: {self.path}: the checkpoint of {source!r} is unusable ({exc}): "
+                    "walking it whole",
+                    file=sys.stderr,
+                )
+        return out
+
+    def save(self, points: dict[str, Any]) -> None:
+        from app.files import create_private
+
+        doc = self._all()
+        doc.setdefault(self.database, {}).update({s: p.to_dict() for s, p in points.items()})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".new")
+        tmp.unlink(missing_ok=True)
+        create_private(tmp, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+        tmp.replace(self.path)
+
+
+def trusted_key(args: argparse.Namespace) -> bytes | None:
+    return _trusted_key(args)[0]
+
+
+def _witness(session: Any, folder: str, report: Any, trusted: bytes | None) -> list[tuple[str, bool]]:
+    """Each head a witness holds for the report's source, against the log verified: signed by the trusted key,
+    and the log verified is an extension of it (RFC 9162 consistency, against the root this walk computed)."""
+    from app.evidence import merkle
+    from app.evidence.packet import check_head
+    from app.store import tree
+
+    lines: list[tuple[str, bool]] = []
+    files = sorted((Path(folder) / report.source).glob("*.json"))
+    top = report.checkpoint
+    for f in files:
+        try:
+            head = orjson.loads(f.read_bytes())
+        except (OSError, orjson.JSONDecodeError) as exc:
+            lines.append((f"witness {f}: unreadable: {exc}", True))
+            continue
+        wrong = check_head(head, trusted)
+        if not wrong and top is not None:
+            seq, root = int(head["seq"]), bytes.fromhex(head["root"])
+            if seq > top.seq:
+                wrong.append(f"it names {seq} entries, the log verified has {top.seq}: the log was cut")
+            else:
+                proof = tree.consistency(session, report.source, seq, top.seq)
+                if not merkle.verify_consistency(seq, top.seq, root, top.root, proof):
+                    wrong.append(
+                        "the log verified is not an extension of it: entries up to it were rewritten or removed "
+                        "after it was published"
+                    )
+        if wrong:
+            lines.append((f"witness {f}: NOT CONSISTENT: {'; '.join(wrong)}", True))
+        else:
+            lines.append((f"witness {f}: head of {head['seq']} entries: consistent with the log", False))
+    if files and top is not None and not any(bad for _, bad in lines):
+        last = max(int(orjson.loads(f.read_bytes())["seq"]) for f in files)
+        if top.seq > last:
+            lines.append(
+                (
+                    f"witness: entries {last + 1} to {top.seq} of {report.source} are not yet in a published head",
+                    False,
+                )
+            )
+    if not files:
+        lines.append((f"witness: no head of source {report.source} in {folder}", True))
+    return lines
+
+
+def cmd_check_evidence(args: argparse.Namespace, out: IO[str]) -> int:
+    from app.evidence import packet
+
+    try:
+        doc = orjson.loads(Path(args.file).read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        print(f"bjaudit check-evidence: {args.file} cannot be read as JSON: {exc}", file=sys.stderr)
+        return EXIT_CANNOT
+    trusted = None
+    if args.public_key:
+        from app.usecases.integrity import read_trusted_key
+
+        trusted = read_trusted_key(Path(args.public_key).read_text())
+    problems, done = packet.check(doc, trusted, None if args.no_replay else _replay)
+    for line in done:
+        out.write(f"ok: {line}\n")
+    for line in problems:
+        out.write(f"NOT VALID: {line}\n")
+    out.write("evidence valid\n" if not problems else f"evidence NOT valid: {len(problems)} problem(s)\n")
+    return EXIT_PROBLEMS if problems else EXIT_OK
+
+
+def _replay(record: bytes, elections_id: int | None, rules: str | None) -> tuple[str, str]:
+    from app.usecases import auditing
+    from app.usecases import rounds as round_cases
+
+    rnd = round_cases.read_round(record)
+    registered = None if rules is None or elections_id is None else (elections_id, dict(orjson.loads(rules)))
+    return round_cases.audit_read(rnd, registered).body.decode(), auditing.ENGINE_VERSION
 
 
 def cmd_integrity(args: argparse.Namespace, out: IO[str]) -> int:
@@ -184,12 +330,43 @@ def add_parsers(sub: Any) -> None:
         "--all-problems", action="store_true", help="list every problem (the first 100 per source)"
     )
     v.add_argument(
+        "--state",
+        metavar="FILE",
+        default=os.environ.get("BJAUDIT_VERIFY_STATE", "./var/verify-state.json"),
+        help="where the last sound verification of each source is kept, to verify only what came after it "
+        "(default: $BJAUDIT_VERIFY_STATE or ./var/verify-state.json)",
+    )
+    v.add_argument("--full", action="store_true", help="walk every entry again, whatever was verified before")
+    v.add_argument(
+        "--witness",
+        metavar="DIR",
+        help="check every signed head published to this folder (BJAUDIT_WITNESS) against the log",
+    )
+    v.add_argument(
         "--format",
         choices=["text", "json"],
         default="text",
         help="text, or one JSON report per source per line",
     )
     v.set_defaults(func=cmd_verify)
+
+    c = sub.add_parser(
+        "check-evidence",
+        help="check a round's evidence packet offline (GET /v1/rounds/{id}/evidence)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Check, with no database and no service, that a packet's record and audits are those the "
+        "service logged: each entry's content against the record's and the audits' SHA-256, each inclusion proof "
+        "against the signed head's root, the head's Ed25519 signature (against --public-key when given), and the "
+        "audit re-run by this engine when the audit names its version. Exit status: 0 valid, 1 not valid (each "
+        "problem named), 2 the file cannot be read.",
+        epilog="Example:\n  bjaudit check-evidence evidence-BOR-1.json --public-key bjaudit-public.pem",
+    )
+    c.add_argument("file", help="the evidence packet (JSON)")
+    c.add_argument(
+        "--public-key", metavar="FILE", help="the trusted public key: PEM, or the raw key in base64"
+    )
+    c.add_argument("--no-replay", action="store_true", help="do not re-run the audit")
+    c.set_defaults(func=cmd_check_evidence)
 
     i = sub.add_parser(
         "integrity",

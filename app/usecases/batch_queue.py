@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from app.config import Settings, sqlalchemy_url
 from app.store import migrate
 from app.store.db import Database, database_missing, explain_connect_error
-from app.usecases import batches, reaudits
+from app.usecases import batches, reaudits, transparency
 
 log = logging.getLogger("bjaudit.batch_queue")
 
@@ -272,6 +272,7 @@ async def supervise(
     for sig in signals:
         loop.add_signal_handler(sig, on_signal)
     _worker_db = db = Database.from_settings(settings, pre_ping=True)
+    transparency.configure(settings)
     app = make_app(settings)
     options = {"concurrency": concurrency or settings.batch_worker_concurrency, **options}
     backoff = Backoff()  # between runs that ended by themselves

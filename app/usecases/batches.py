@@ -42,7 +42,7 @@ from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
-from app.usecases import reaudits
+from app.usecases import reaudits, transparency
 from app.usecases import rounds as round_cases
 from app.usecases.errors import RoundConflict, ServiceError, problem_body
 
@@ -557,6 +557,13 @@ def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
             s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started, batch.received_at
         )
     metrics.audited_all(stored, "batch")  # once committed
+    if transparency.PUBLISHER is not None:
+        with db.reading() as s:
+            left = s.execute(
+                select(func.count()).where(C.c.batch_id == batch_id, C.c.done_at.is_(None))
+            ).scalar_one()
+        if not left:
+            transparency.batch_done(db, source)
     return True
 
 

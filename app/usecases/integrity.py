@@ -43,8 +43,8 @@ from app.evidence import merkle
 from app.files import create_private
 from app.store import chain, tree
 from app.store import rounds as rounds_repo
-from app.usecases import rounds as round_cases
 from app.usecases import auditing
+from app.usecases import rounds as round_cases
 from app.usecases.errors import ServiceError
 from app.usecases.rounds import void_reason as void_reason_of
 

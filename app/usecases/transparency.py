@@ -279,3 +279,66 @@ def sign_and_publish(
         if before is None or before.seq != int(doc["seq"]):
             out.append(doc)
     return out
+
+
+def checkpoint_at(session: Session, source: str, seq: int, root: bytes) -> Any:
+    """A checkpoint to verify after, from an earlier answer's ``verified.seq`` and ``verified.root``: the log must
+    still give that root at that size (then its right edge is read from the stored tree)."""
+    from app.usecases.integrity import Checkpoint
+
+    position = chain.entry_at(session, source, seq)
+    if position is None:
+        raise InvalidQuery(
+            f"Source {source!r} has no entry {seq}.",
+            errors=[{"in": "query", "parameter": "after", "detail": "no such entry"}],
+        )
+    edge = tree.frontier(session, source, seq)
+    if edge.root() != root:
+        raise InvalidQuery(
+            f"The log of source {source!r} no longer gives the root {root.hex()} at entry {seq}: it was rewritten "
+            "since that verification (verify from the start, without ?after=).",
+            errors=[{"in": "query", "parameter": "root", "detail": "not the log's root at that size"}],
+        )
+    return Checkpoint(seq, position.hash, tuple(edge.nodes), None, {})
+
+
+class Publisher:
+    """Signs and publishes the heads of the sources whose log grew, to the configured witnesses."""
+
+    def __init__(self, key_file: str, sinks: Sequence[str]) -> None:
+        self.key_file, self.sinks = key_file, tuple(sinks)
+
+    def publish_now(self, db: Any, sources: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        from app.usecases.integrity import load_signing_key
+
+        key = load_signing_key(self.key_file)
+        with (
+            db.session() as session
+        ):  # committed before it is published: a witness never holds an unsaved head
+            docs = sign_and_publish(session, key, self.sinks, sources)
+        for doc in docs:
+            publish(doc, self.sinks)
+        return docs
+
+
+PUBLISHER: Publisher | None = None
+"""Set by the service and the worker when witnesses are configured (BJAUDIT_WITNESS)."""
+
+
+def configure(settings: Any) -> Publisher | None:
+    global PUBLISHER
+    PUBLISHER = (
+        Publisher(settings.signing_key_file, settings.witness_sinks) if settings.witness_sinks else None
+    )
+    return PUBLISHER
+
+
+def batch_done(db: Any, source: str) -> None:
+    """The end of a batch: its source's head signed and published (nothing when no witness is configured; a
+    failure is logged, never raised: the batch is stored)."""
+    if PUBLISHER is None:
+        return
+    try:
+        PUBLISHER.publish_now(db, [source])
+    except Exception:  # noqa: BLE001 - the next publication carries it
+        log.exception("the head of %s could not be published at the end of a batch", source)
