@@ -142,3 +142,10 @@ def rows(engine: Engine) -> object:
             return int(conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one())
 
     return count
+
+
+@pytest.fixture(autouse=True)
+def _verify_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bjaudit verify` keeps its checkpoints (BJAUDIT_VERIFY_STATE) per test: databases are emptied between tests,
+    which to a checkpoint looks like a rewrite."""
+    monkeypatch.setenv("BJAUDIT_VERIFY_STATE", str(tmp_path_factory.mktemp("verify") / "state.json"))
