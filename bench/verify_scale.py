@@ -35,7 +35,9 @@ def _store(db: Database, n: int, seed: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.verify_scale", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.verify_scale", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--rounds", type=int, default=20000)
     parser.add_argument("--new", type=int, default=1000)
     parser.add_argument("--database-url", help="an empty database (default: SQLite in a temporary folder)")
@@ -55,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         full = integrity.verify_source(s, SOURCE)
     full_s = time.perf_counter() - t
     assert full.ok and full.checkpoint is not None, full.summary()
-    print(f"full walk of {full.entries} entries (audits re-run): {full_s:.2f} s ({full.entries / full_s:.0f}/s)")
+    print(
+        f"full walk of {full.entries} entries (audits re-run): {full_s:.2f} s ({full.entries / full_s:.0f}/s)"
+    )
     _store(db, args.new, 2)
     t = time.perf_counter()
     with db.reading() as s:
