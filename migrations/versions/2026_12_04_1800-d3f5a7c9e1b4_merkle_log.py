@@ -41,7 +41,7 @@ class ChainDoesNotLink(RuntimeError):
 
 
 def upgrade() -> None:
-    _check_chains()
+    heads = _check_chains()
     op.create_table(
         "merkle_nodes",
         sa.Column("source", sa.String(length=128), nullable=False),
@@ -60,6 +60,7 @@ def upgrade() -> None:
         sa.Column("doc", sa.Text(), nullable=False),
         sa.PrimaryKeyConstraint("source", "seq", name=op.f("pk_tree_heads")),
     )
+    _build_trees(heads)
     if op.get_bind().dialect.name == "postgresql":
         for table in APPEND_ONLY:
             op.execute(
@@ -73,8 +74,21 @@ def downgrade() -> None:
     op.drop_table("merkle_nodes")
 
 
-def _check_chains() -> None:
-    """Every source's chain links from seq 1 to its head, or the migration stops."""
+def _build_trees(heads: dict[str, int]) -> None:
+    """Each converted chain's tree nodes, now (the service's own definition, imported: the nodes must be those a
+    proof reads), so that the first head signed on a long log does not have to read it whole."""
+    from sqlalchemy.orm import Session
+
+    from app.store import tree
+
+    with Session(bind=op.get_bind()) as session:
+        for source, seq in sorted(heads.items()):
+            tree.extend(session, source, seq)
+        session.flush()
+
+
+def _check_chains() -> dict[str, int]:
+    """Every source's chain links from seq 1 to its head, or the migration stops; each source's head seq."""
     bind = op.get_bind()
     heads = {
         r.source: (int(r.seq), bytes(r.hash))
@@ -107,3 +121,4 @@ def _check_chains() -> None:
                 f"the head of source {source!r} (entry {head_seq}) is not the chain's last entry ({seq}): the chain is "
                 "not converted to a Merkle tree. Run `bjaudit verify` for what was changed."
             )
+    return {source: seq for source, (seq, _) in heads.items()}

@@ -51,3 +51,57 @@ def test_migration_files_are_dated() -> None:
     assert files
     for name in files:
         assert name[:4].isdigit() and name[4] == "_" and name[7] == "_" and name[10] == "_", name
+
+
+def _upgrade_to(url: str, revision: str) -> None:
+    from alembic import command
+
+    from app.store.migrate import alembic_config
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def test_the_merkle_log_migration_converts_a_sound_chain_and_refuses_a_broken_one(tmp_path: Path) -> None:
+    """Issue 20: existing chains become Merkle trees as they stand (leaves = their entries' digests), after the
+    migration checked that they link; a chain that does not link stops it, naming the entry."""
+    import hashlib
+
+    import orjson
+    from sqlalchemy import text
+
+    from app.config import Settings
+    from app.evidence import merkle
+    from app.store import tree
+    from app.store.db import Database
+    from app.synth.generator import generate_rounds
+    from app.usecases import rounds as round_cases
+
+    for broken in (False, True):
+        url = f"sqlite:///{tmp_path / f'db-{broken}.sqlite3'}"
+        _upgrade_to(url, "b8d2f4a6c0e3")  # the revision before the Merkle log
+        db = Database.from_settings(Settings(database_url=url))
+        for doc in generate_rounds(37, 11):
+            with db.session() as s:
+                round_cases.submit_round(s, orjson.dumps(doc), "casino-a")
+        if broken:
+            with db.session() as s:
+                s.execute(
+                    text("UPDATE chain_entries SET digest = :d WHERE seq = 20"),
+                    {"d": hashlib.sha256(b"x").digest()},
+                )
+        with db.reading() as s:
+            digests = [
+                bytes(d) for d in s.execute(text("SELECT digest FROM chain_entries ORDER BY seq")).scalars()
+            ]
+        db.dispose()
+        if broken:
+            with pytest.raises(Exception, match="entry 20 of source 'casino-a' does not link"):
+                upgrade_head(url)
+            continue
+        upgrade_head(url)
+        db = Database.from_settings(Settings(database_url=url))
+        with db.reading() as s:
+            nodes = s.execute(text("SELECT level, count(*) FROM merkle_nodes GROUP BY level")).all()
+            assert [tuple(n) for n in nodes] == [(4, 2)]  # 37 entries: two subtrees of 16 kept
+            assert tree.root(s, "casino-a", 37) == merkle.root([merkle.leaf_hash(d) for d in digests])
+        db.dispose()
