@@ -42,6 +42,7 @@ from app.store.db import DatabaseTimeout
 from app.store.reports import GROUP_BY, Summary
 from app.store.rounds import Search
 from app.usecases import batches as batch_cases
+from app.usecases import integrity, transparency
 from app.usecases import reports as report_cases
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import catalogue, rule_details, rulesets
@@ -631,6 +632,24 @@ async def round_record(request: Request, round_id: str, viewing: Viewer) -> Resp
     digest = base64.b64encode(bytes.fromhex(rec.sha256)).decode()
     return Response(
         rec.body, media_type=JSON, headers={"ETag": f'"{rec.sha256}"', "Repr-Digest": f"sha-256=:{digest}:"}
+    )
+
+
+@router.get("/rounds/{round_id}/evidence")
+async def round_evidence(request: Request, round_id: str, viewing: Viewer) -> Response:
+    """The round's evidence packet (GET /v1/rounds/{id}/evidence), as a file to keep and check offline."""
+    params = _params(request)
+    _unknown(params, ("source", "jurisdiction"))
+    settings: Settings = request.app.state.settings
+    key = integrity.load_signing_key(settings.signing_key_file)
+    rid, source = _round_id(round_id), viewing.who.reads(params.get("source"))
+    body = await _uow(request).run(
+        lambda s: orjson.dumps(
+            transparency.evidence(s, key, rid, source, params.get("jurisdiction")), option=orjson.OPT_INDENT_2
+        )
+    )
+    return Response(
+        body, media_type=JSON, headers={"Content-Disposition": f'attachment; filename="evidence-{rid}.json"'}
     )
 
 

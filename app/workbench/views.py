@@ -602,6 +602,7 @@ class RoundPage:
     elections: list[tuple[str, str]]
     record_sha256: str
     record_href: str
+    evidence_href: str
     table: TableView
     timeline: list[EventView]
     absences: list[FindingView]
@@ -754,6 +755,9 @@ def round_page(
         record_sha256=str(lookup.get("record_sha256", "")),
         record_href=round_href(
             str(lookup.get("round_id", "")), lookup.get("source"), jurisdiction, "/record"
+        ),
+        evidence_href=round_href(
+            str(lookup.get("round_id", "")), lookup.get("source"), jurisdiction, "/evidence"
         ),
         table=table_view,
         timeline=timeline,

@@ -671,3 +671,19 @@ def test_the_batch_page_shows_progress_and_pages_through_the_lines(logged_in: Be
     listed = logged_in.page("/ui/batches").one("table", id="batches")
     assert listed.one("tr", attrs={"data-batch-id": batch_id})
     logged_in.page(f"/ui/batches/{batch_id}", 422, only="everything")
+
+
+def test_the_round_page_gives_the_evidence_packet_that_checks_offline(logged_in: Bench) -> None:
+    """Issue 20: the round's page links its evidence packet (GET /v1/rounds/{id}/evidence), a file that checks."""
+    from app.evidence import packet
+
+    rnd = generate_round(random.Random(20), "US-NJ")
+    logged_in.submit(rnd)
+    doc = logged_in.page(f"/ui/rounds/{rnd['round_id']}")
+    href = doc.one("a", id="evidence-link").get("href") or ""
+    answer = logged_in.client.get(href)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-disposition"] == f'attachment; filename="evidence-{rnd["round_id"]}.json"'
+    problems, _ = packet.check(answer.json())
+    assert problems == []
+    assert answer.json()["round_id"] == rnd["round_id"]
