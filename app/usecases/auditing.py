@@ -14,7 +14,12 @@ from app.domain.model import Round
 from app.domain.rules import Rule, Ruleset
 from app.jurisdictions import EVERY_RULESET, RULESETS, alias, ruleset_for
 
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION = "0.2.0"
+"""The engine's version, named in every audit. Verification re-runs each stored audit under the version it names
+(docs/integrity.md): bump it with ANY change to any audit, so that an audit made before the change is reported as
+made by another engine, never as forged. tests/data/golden/engine-version.txt holds the version and the golden
+audits' digest: changed audits under the same version fail tests/unit/test_audits_unchanged.py. 0.2.0: the audits
+of issue 19 (spec 2.1-2.3), which changed under 0.1.0."""
 
 __all__ = [
     "ENGINE_VERSION",

@@ -202,9 +202,9 @@ def test_an_interrupted_reaudit_resumes_without_doubling(
     assert len(per_round) == 23 and {(n, top) for _, n, top in per_round} == {(1, 2)}
     assert stored_findings == audited_findings
     # Every re-audit (engine "9.9.9", this build while patched) is re-run and matches; the rounds' first audits name
-    # engine 0.1.0, which this build no longer is: each is named as not verified, none as modified.
+    # engine 0.2.0, which this build no longer is: each is named as not verified, none as modified.
     assert {(p.kind, p.detail) for p in report.problems} == {
-        ("unverifiable", "its audit names engine '0.1.0'; this build is engine '9.9.9' and cannot re-run it")
+        ("unverifiable", "its audit names engine '0.2.0'; this build is engine '9.9.9' and cannot re-run it")
     }
     assert report.problem_count == 23
 

@@ -38,9 +38,13 @@ from app.synth.generator import generate_rounds, random_elections
 from app.synth.mutator import MUTATIONS
 from app.usecases import batches
 from app.usecases import rounds as round_cases
+from app.usecases.auditing import ENGINE_VERSION
 from app.usecases.errors import ServiceError, problem_body
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "audits.ndjson.gz"
+VERSIONED = GOLDEN.with_name("engine-version.txt")
+"""The engine version the golden audits were made by, and their file's SHA-256: audits that change must come with a
+new ENGINE_VERSION (verification re-runs stored audits under the version they name)."""
 SOURCE = "golden-source"
 RECEIVED_AT = datetime(2026, 12, 4, 12, 0, 0, 123456, tzinfo=UTC)
 REGISTRATION_ID = 4242
@@ -309,10 +313,25 @@ def test_audits_are_byte_identical_to_the_golden_file() -> None:
     assert kinds[("registered", False)] > 50, kinds
 
 
+def test_the_golden_audits_are_those_of_this_engine_version() -> None:
+    version, digest = VERSIONED.read_text().split()
+    assert (version, digest) == (ENGINE_VERSION, hashlib.sha256(GOLDEN.read_bytes()).hexdigest()), (
+        f"{GOLDEN.name} was written by engine {version}; this is engine {ENGINE_VERSION} (regenerate it with --write)"
+    )
+
+
 def write() -> None:
     GOLDEN.parent.mkdir(parents=True, exist_ok=True)
     lines = b"".join(orjson.dumps(d) + b"\n" for d in digests())
-    GOLDEN.write_bytes(gzip.compress(lines, compresslevel=9, mtime=0))
+    data = gzip.compress(lines, compresslevel=9, mtime=0)
+    recorded = VERSIONED.read_text().split() if VERSIONED.exists() else ["", ""]
+    if recorded[0] == ENGINE_VERSION and data != GOLDEN.read_bytes():
+        sys.exit(
+            f"The audits changed, but ENGINE_VERSION is still {ENGINE_VERSION}: bump it (app/usecases/auditing.py), "
+            "so that audits stored before the change are not taken for forgeries by verification."
+        )
+    GOLDEN.write_bytes(data)
+    VERSIONED.write_text(f"{ENGINE_VERSION} {hashlib.sha256(data).hexdigest()}\n")
     n = lines.count(b"\n")
     print(f"{GOLDEN}: {n} audits, {GOLDEN.stat().st_size} bytes")
 
