@@ -50,6 +50,14 @@ class DatabaseUnavailable(ServiceError):
     status, slug, title = 503, "database-unavailable", "The database is unavailable"
 
 
+class DatabaseTimedOut(ServiceError):
+    status, slug, title = 503, "database-timeout", "The database did not answer in time"
+
+
+_IDEMPOTENT_WRITES = ("/v1/rounds", "/v1/batches")
+"""Writes whose retry is safe whatever happened: a round (or an upload) already stored is answered as stored."""
+
+
 def problem(
     request: Request | None,
     status: int,
@@ -208,11 +216,21 @@ async def _on_database_error(request: Request, exc: Exception) -> Response:
 
 async def _on_database_timeout(request: Request, exc: Exception) -> Response:
     log.warning("database timeout on %s %s: %s", request.method, request.url.path, exc)
-    return unavailable(
+    if request.method in ("GET", "HEAD"):
+        advice = (
+            "The database answers, but not this request within the deadline: the same request may take as long "
+            "again. Narrow it (a shorter range, a smaller page) or retry when the database is less busy."
+        )
+    elif request.url.path.startswith(_IDEMPOTENT_WRITES):
+        advice = "Retry: the same request again is safe (a round already stored is answered as stored, never twice)."
+    else:
+        advice = "Whether it took effect is not known: look before you retry."
+    retry = _retry_after(request)
+    return service_problem(
         request,
-        _retry_after(request),
-        f"The database did not answer in time ({exc}). Retry: the same request again is safe (a round already "
-        "stored is answered as stored, never stored twice).",
+        DatabaseTimedOut(
+            f"The database did not answer in time ({exc}). {advice}", headers={"Retry-After": str(retry)}
+        ),
     )
 
 
