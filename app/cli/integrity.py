@@ -177,9 +177,12 @@ def trusted_key(args: argparse.Namespace) -> bytes | None:
 def _witness(session: Any, folder: str, report: Any, trusted: bytes | None) -> list[tuple[str, bool]]:
     """Each head a witness holds for the report's source, against the log verified: signed by the trusted key,
     and the log verified is an extension of it (RFC 9162 consistency, against the root this walk computed)."""
+    from datetime import datetime
+
     from app.evidence import merkle
     from app.evidence.packet import check_head
-    from app.store import tree
+    from app.store import chain, tree
+    from app.usecases.integrity import RECEIVED_SLACK
 
     lines: list[tuple[str, bool]] = []
     files = sorted((Path(folder) / report.source).glob("*.json"))
@@ -207,7 +210,8 @@ def _witness(session: Any, folder: str, report: Any, trusted: bytes | None) -> l
         else:
             lines.append((f"witness {f}: head of {head['seq']} entries: consistent with the log", False))
     if files and top is not None and not any(bad for _, bad in lines):
-        last = max(int(orjson.loads(f.read_bytes())["seq"]) for f in files)
+        latest = max((orjson.loads(f.read_bytes()) for f in files), key=lambda h: int(h["seq"]))
+        last = int(latest["seq"])
         if top.seq > last:
             lines.append(
                 (
@@ -215,6 +219,18 @@ def _witness(session: Any, folder: str, report: Any, trusted: bytes | None) -> l
                     False,
                 )
             )
+            published = datetime.fromisoformat(str(latest["exported_at"]).replace("Z", "+00:00"))
+            for seq, label, received in chain.rounds_received_before(
+                session, report.source, last, published - RECEIVED_SLACK
+            ):
+                lines.append(
+                    (
+                        f"witness: entry {seq}: inserted: {label}: received {chain.timestamp(received)}, before the "
+                        f"head of {last} entries was published ({latest['exported_at']}), but not in it: appended "
+                        "afterwards",
+                        True,
+                    )
+                )
     if not files:
         lines.append((f"witness: no head of source {report.source} in {folder}", True))
     return lines

@@ -678,3 +678,17 @@ def existing_key_ids(session: Session, key_ids: Sequence[str]) -> list[str]:
     if not key_ids:
         return []
     return list(session.execute(select(K.c.key_id).where(K.c.key_id.in_(list(key_ids)))).scalars())
+
+
+def rounds_received_before(
+    session: Session, source: str, after_seq: int, before: datetime, limit: int = 20
+) -> list[tuple[int, str, datetime]]:
+    """Round entries after ``after_seq`` whose round was received before ``before``: (seq, label, received_at)."""
+    rows = session.execute(
+        select(CE.c.seq, CE.c.label, R.c.received_at)
+        .join(R, (CE.c.kind == "round") & (R.c.id == CE.c.ref_id))
+        .where(CE.c.source == source, CE.c.seq > after_seq, R.c.received_at < before)
+        .order_by(CE.c.seq)
+        .limit(limit)
+    ).all()
+    return [(int(r.seq), r.label, r.received_at) for r in rows]

@@ -232,14 +232,10 @@ def test_verify_goes_on_from_its_checkpoint_and_a_rewrite_below_it_is_named(
         get_settings.cache_clear()
 
 
-def test_a_backdated_round_appended_by_the_owner_is_named(
-    db: Database,  # noqa: F811
-    engine: Engine,
-) -> None:
-    """Issue 20, P1: a round whose received_at is earlier than that of the round appended before it, its entry
-    recomputed by the owner so that the chain links."""
-    submit_session(db, _records(6, 7))
-    last = entry_of(engine, 6)
+def _backdate(engine: Engine, seq: int, by: timedelta) -> None:
+    """As the owner: move round entry ``seq``'s received_at back, its entry recomputed so that the chain links (it is
+    the last entry)."""
+    last = entry_of(engine, seq)
     with engine.begin() as conn:
         row = (
             conn.execute(
@@ -251,20 +247,55 @@ def test_a_backdated_round_appended_by_the_owner_is_named(
             .one()
             ._mapping
         )
-    backdated = row["received_at"] - timedelta(days=1)
-    with db.session() as s:
-        s.execute(R.update().where(R.c.id == last.ref_id).values(received_at=backdated))
+    backdated = row["received_at"] - by
+    with engine.begin() as conn:
+        conn.execute(R.update().where(R.c.id == last.ref_id).values(received_at=backdated))
     new = {**row, "received_at": backdated, "record_sha256": hashlib.sha256(row["record"]).hexdigest()}
     digest = chain.content_digest(chain.round_content(new))
-    linked = chain.link(entry_of(engine, 5).hash, digest)
+    linked = chain.link(entry_of(engine, seq - 1).hash, digest)
     owner(
         engine,
-        "UPDATE chain_entries SET digest = :d, hash = :h WHERE source = :s AND seq = 6",
+        "UPDATE chain_entries SET digest = :d, hash = :h WHERE source = :s AND seq = :q",
         "UPDATE chain_heads SET hash = :h WHERE source = :s",
         d=digest,
         h=linked,
         s=SOURCE,
+        q=seq,
     )
+
+
+def test_a_backdated_round_appended_by_the_owner_is_named(db: Database, engine: Engine) -> None:  # noqa: F811
+    """Issue 20, P1: a round whose received_at is earlier than that of the round appended before it, its entry
+    recomputed by the owner so that the chain links."""
+    submit_session(db, _records(6, 7))
+    _backdate(engine, 6, timedelta(days=1))
     report = verify(db)
     assert [(p.seq, p.kind) for p in report.problems] == [(6, "modified")], report.to_dict()
     assert "before the round appended ahead of it" in report.problems[0].detail
+
+
+def test_a_round_appended_after_a_published_head_but_dated_before_it_is_named_by_the_witness(
+    db: Database,  # noqa: F811
+    engine: Engine,
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 20, P1: the owner appends a round at the tail after a head was published, dated before it."""
+    submit_session(db, _records(8, 8))
+    witness = tmp_path / "witness"
+    publisher = transparency.Publisher(str(tmp_path / "key.pem"), [str(witness)])
+    publisher.publish_now(db)
+    submit_session(db, _records(1, 9))
+    _backdate(engine, 9, timedelta(minutes=30))
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("BJAUDIT_SIGNING_KEY_FILE", str(tmp_path / "key.pem"))
+    get_settings.cache_clear()
+    try:
+        assert cli(["verify", "--source", SOURCE, "--witness", str(witness)]) == 1
+    finally:
+        get_settings.cache_clear()
+    out = capsys.readouterr().out
+    assert "head of 8 entries: consistent with the log" in out, out
+    assert "witness: entry 9: inserted: round " in out and "but not in it: appended afterwards" in out, out
