@@ -68,16 +68,53 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(entry, default=str).decode()
 
 
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)} | {
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+    ord("\\"): "\\\\",
+}
+_CONTROLS |= {
+    c: f"\\u{c:04x}"
+    for c in (*range(0x80, 0xA0), 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+
+
+def escape(value: object) -> str:
+    """A value as one line of a text log: control characters (a path's ``%0A``, decoded), line and bidi separators
+    and the backslash escaped, so that nothing a client sends can start a log line of its own or hide one.
+
+    >>> escape("/v1/rounds/x\\nfake line"), escape("a\\\\b"), escape("\\u202eevil")
+    ('/v1/rounds/x\\\\nfake line', 'a\\\\\\\\b', '\\\\u202eevil')
+    """
+    return str(value).translate(_CONTROLS)
+
+
 class TextFormatter(logging.Formatter):
-    """``time LEVEL logger: message request_id=... key=value``, then the traceback, if any."""
+    """``time LEVEL logger: message request_id=... key=value``, then the traceback, if any, each of its lines after
+    ``| ``: one log line per record, whatever its values hold (:func:`escape`)."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
-        line = super().formatMessage(record)
+        line = self._style.format(_Escaped(record))
         fields = {"request_id": request_id.get(), **_extras(record)}
-        return " ".join([line, *(f"{k}={v}" for k, v in fields.items() if v is not None)])
+        return " ".join([line, *(f"{k}={escape(v)}" for k, v in fields.items() if v is not None)])
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 - logging's name
+        return "\n".join("| " + escape(line) for line in super().formatException(ei).splitlines())
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802 - logging's name
+        return "\n".join("| " + escape(line) for line in stack_info.splitlines())
+
+
+class _Escaped:
+    """A record whose message is escaped, for the text format's first line."""
+
+    def __init__(self, record: logging.LogRecord) -> None:
+        self.__dict__.update(record.__dict__)
+        self.message = escape(record.message)
 
 
 def formatter(fmt: LogFormat) -> logging.Formatter:

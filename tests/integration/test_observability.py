@@ -486,3 +486,22 @@ def test_bjaudit_serve_with_two_processes_adds_their_counters_up(tmp_path: Path)
                 if s.name.endswith("_total") and s.labels["route"] == "/healthz"
             ]
             assert healthz == [30.0]
+
+
+def test_a_path_with_a_newline_is_one_text_log_line(client: TestClient) -> None:
+    """Issue 20, failure 5: with BJAUDIT_LOG_FORMAT=text, a %0A in a path started a log line of the client's."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(TextFormatter())
+    logger = logging.getLogger("bjaudit")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        client.get("/no/such%0A2026-12-04 10:00:00,000 INFO bjaudit.access: GET /v1/keys 200%0D%E2%80%AEx")
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1, lines
+    assert "\\n2026-12-04 10:00:00,000 INFO" in lines[0] and "\\r\\u202ex" in lines[0], lines
