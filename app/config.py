@@ -109,6 +109,13 @@ class Settings(BaseSettings):
         default=5, ge=1, description="Retry-After sent with 503 when the database is unreachable."
     )
     host: str = Field(default="127.0.0.1", description="Address `bjaudit serve` listens on.")
+    trusted_proxies: str = Field(
+        default="",
+        description="Addresses (comma-separated IPs or networks, `*` for any) of the reverse proxies whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed; empty (the default): none, the client is the peer of the "
+        "connection. A forwarded header from anyone else is ignored (it could rotate addresses past the wrong-key "
+        "limit).",
+    )
     port: int = Field(default=8000, ge=1, le=65535, description="Port `bjaudit serve` listens on.")
     workers: int = Field(default=1, ge=1, description="uvicorn worker processes for `bjaudit serve`.")
     access_log: bool = Field(

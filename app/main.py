@@ -150,6 +150,9 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         log_config=logs.logging_config(settings.log_format, settings.log_level),
         log_level=settings.log_level,
         limit_concurrency=settings.max_connections,
+        # Forwarded headers only from the proxies configured (uvicorn's default trusts 127.0.0.1).
+        proxy_headers=bool(settings.trusted_proxies.strip()),
+        forwarded_allow_ips=settings.trusted_proxies.strip() or "",
         server_header=False,
         http=ProblemHttpToolsProtocol,
     )
