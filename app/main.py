@@ -38,7 +38,7 @@ Audits recorded blackjack rounds against New Jersey and New Zealand rules, and k
 Every route but health, the rule catalogue and these documents needs an API key: `Authorization: Bearer bja_...`.
 A key acts for one source (a casino's table system) or, for regulators and operators, for every source, with the
 scopes `submit` (rounds, batches, dry runs), `read` (lookups, searches, batch progress) and `admin` (keys, table
-elections); each route says which (`x-bjaudit-scopes`). `bjaudit serve` prints the first key on a new database.
+elections); each route says which (`x-bjaudit-scopes`). On a new database `bjaudit serve` writes the first key to BJAUDIT_ADMIN_KEY_FILE.
 
 Errors are RFC 9457 problem details (`application/problem+json`). Round IDs are unique per source (the key's) and
 jurisdiction; resubmitting the same record is safe.
@@ -159,8 +159,10 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
 
 
 def first_key(settings: Settings) -> str | None:
-    """On a database without API keys, make the first one (every scope, for the default source), print it once on
-    standard error and write it to BJAUDIT_ADMIN_KEY_FILE, readable only by this user. Returns the key, or None."""
+    """On a database without API keys, make the first one (every scope, for the default source) and write it to
+    BJAUDIT_ADMIN_KEY_FILE, readable only by this user; standard error (the log stream, which log collectors keep)
+    says where it is, never the key itself, unless there is no file and standard error is a terminal. Returns the key,
+    or None."""
     from app.usecases import keys
 
     db = Database.from_settings(settings)
@@ -173,19 +175,26 @@ def first_key(settings: Settings) -> str | None:
         db.dispose()
     if created is None:
         return None
-    where = ""
+    what = f"the first API key of this new database (scopes admin, read, submit; source {settings.default_source!r})"
+    written = False
     if settings.admin_key_file:
         path = Path(settings.admin_key_file)
         path.unlink(missing_ok=True)
-        if create_private(path, (created.key + "\n").encode()):
-            where = f" It is also in {path} (readable only by you)."
-    print(
-        f"bjaudit: this is a new database, so here is its first API key (scopes admin, read, submit; source "
-        f"{settings.default_source!r}). It is shown only now:\n\n    {created.key}\n\n{where.strip()} Send it as "
-        "'Authorization: Bearer <key>'; make narrower keys with `bjaudit keys create`.",
-        file=sys.stderr,
-        flush=True,
-    )
+        written = create_private(path, (created.key + "\n").encode())
+    if written:
+        message = (
+            f"bjaudit: {what} is in {path} (readable only by you): `cat {path}`. Send it as 'Authorization: Bearer "
+            "<key>'; make narrower keys with `bjaudit keys create`."
+        )
+    elif sys.stderr.isatty():
+        message = f"bjaudit: here is {what}. It is shown only now, on this terminal:\n\n    {created.key}\n"
+    else:
+        message = (
+            f"bjaudit: {what} was made, but BJAUDIT_ADMIN_KEY_FILE is empty and standard error is not a terminal, so "
+            f"it is shown nowhere (logs are kept). Make a key to use with `bjaudit keys create` on this database, "
+            f"and revoke key {created.info['key_id']} with `bjaudit keys revoke {created.info['key_id']}`."
+        )
+    print(message, file=sys.stderr, flush=True)
     return created.key
 
 

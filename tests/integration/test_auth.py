@@ -462,6 +462,24 @@ def test_the_first_start_makes_one_admin_key_readable_only_by_its_user(tmp_path:
         assert c.get("/v1/keys").json()["items"][0]["scopes"] == ["submit", "read", "admin"]
 
 
+def test_the_first_key_is_never_written_on_the_log_stream(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 20, P5: standard error is the log stream (collectors keep it): it says where the first key is, not the
+    key; without a key file and a terminal, the key is shown nowhere, and how to make another is said."""
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    upgrade_head(url)
+    key_file = tmp_path / "admin-key"
+    key = first_key(Settings(database_url=url, admin_key_file=str(key_file), embedded_workers=0))
+    err = capsys.readouterr().err
+    assert key is not None and key not in err and str(key_file) in err
+    url2 = f"sqlite:///{tmp_path / 'fresh2.sqlite3'}"
+    upgrade_head(url2)
+    key = first_key(Settings(database_url=url2, admin_key_file="", embedded_workers=0))
+    err = capsys.readouterr().err
+    assert key is not None and key not in err and "bjaudit keys create" in err
+
+
 def test_metrics_need_a_read_key_for_every_source(anon: TestClient, database_url: str) -> None:
     _problem(anon.get("/metrics"), 401)
     resp = anon.get("/metrics", headers=bearer(database_url, "casino-m", ["read"]))
