@@ -86,6 +86,7 @@ def _templates() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=views.visible,  # every value shown: no control or bidi character reaches the page raw
     )
     env.globals.update(
         money=views.money, percent=views.percent, round_href=views.round_href, local_time=views.local_time

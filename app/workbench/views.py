@@ -130,6 +130,33 @@ def rule_href(jurisdiction: str, ruleset_alias: str | None, rule: str) -> str:
     return base if ruleset_alias is None else f"{base}#{rule_anchor(ruleset_alias, rule)}"
 
 
+_INVISIBLE = {
+    c: f"\u2039U+{c:04X}\u203a"
+    for c in (
+        *range(0x00, 0x09),
+        *range(0x0B, 0x20),
+        *range(0x7F, 0xA0),
+        0x061C,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0x2028,
+        0x2029,
+    )
+}
+
+
+def visible(value: object) -> object:
+    """A value as the workbench shows it: control characters and the bidirectional formatting characters (which
+    reorder what follows them: an ID with U+202E reads backwards) written out as ‹U+202E›. Other values as they are.
+
+    >>> visible("BJ\u202e21"), visible(7)
+    ('BJ‹U+202E›21', 7)
+    """
+    return value.translate(_INVISIBLE) if isinstance(value, str) else value
+
+
 def round_href(
     round_id: str, source: str | None = None, jurisdiction: str | None = None, tail: str = ""
 ) -> str:

@@ -687,3 +687,22 @@ def test_the_round_page_gives_the_evidence_packet_that_checks_offline(logged_in:
     problems, _ = packet.check(answer.json())
     assert problems == []
     assert answer.json()["round_id"] == rnd["round_id"]
+
+
+def test_bidi_and_control_characters_in_ids_are_shown_written_out(logged_in: Bench) -> None:
+    """Issue 20, P7: a table, dealer or shoe ID with U+202E (which reads what follows backwards) reached the pages
+    raw; each is now shown as ‹U+202E›, on the round's page and in the search."""
+    rnd = generate_round(random.Random(21), "US-NJ")
+    rnd["table"]["id"] = "BJ\u202e21"
+    rnd["dealer_id"] = "D\u2066-7\u0007"
+    rnd["shoe_id"] = "S\u200f1"
+    logged_in.submit(rnd)
+    pages = [
+        logged_in.client.get(f"/ui/rounds/{rnd['round_id']}").text,
+        logged_in.client.get("/ui", params={"table": "BJ\u202e21"}).text,
+    ]
+    for html in pages:
+        for raw in ("\u202e", "\u2066", "\u0007", "\u200f"):
+            assert raw not in html
+    assert "BJ‹U+202E›21" in pages[0] and "D‹U+2066›-7‹U+0007›" in pages[0] and "S‹U+200F›1" in pages[0]
+    assert "BJ‹U+202E›21" in pages[1]
