@@ -7,12 +7,13 @@ from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, Path
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.api import schemas
 from app.api.auth import Admin
-from app.api.deps import UnitOfWorkDep
+from app.api.deps import JsonBody, UnitOfWorkDep
 from app.usecases import keys as key_cases
 from app.usecases.keys import SOURCE_PATTERN
 
@@ -63,9 +64,28 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, object]]:
     return {s: {"model": schemas.Problem, "description": "See the problem's detail."} for s in statuses}
 
 
-@router.post("/keys", status_code=201, response_model=CreatedKey, responses=_problems(404, 422, 500, 503))
-async def create_key(who: Admin, body: KeyRequest, uow: UnitOfWorkDep) -> Response:
+@router.post(
+    "/keys",
+    status_code=201,
+    response_model=CreatedKey,
+    responses=_problems(404, 408, 413, 415, 422, 500, 503),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                JSON: {"schema": KeyRequest.model_json_schema(ref_template="#/components/schemas/{model}")}
+            },
+        }
+    },
+)
+async def create_key(who: Admin, raw: JsonBody, uow: UnitOfWorkDep) -> Response:
     """Create an API key; the answer carries the key once."""
+    # The key is checked first, and the body read through the one bounded reader (size, time): FastAPI would read a
+    # model's body whole before any dependency, for anyone.
+    try:
+        body = KeyRequest.model_validate_json(raw)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
     # Absent: the creating key's own source (a key of every source must name one: 403 otherwise).
     source = None if body.all_sources else (body.source or who.writes(None))
     created = await uow.run(key_cases.create_key, source, body.scopes, body.label, who)
