@@ -409,8 +409,8 @@ def add_parsers(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run as the owner of the tables (the role that runs the migrations) on DATABASE_URL: grant "
         "ROLE, which must exist, SELECT and INSERT on rounds, findings, table_elections and chain_entries (never "
-        "UPDATE or DELETE), and what else the service changes (batches, their chunks and results, the chain heads, "
-        "API keys' revocation, the job queue). Idempotent: run it again after each migration. Prints the "
+        "UPDATE or DELETE), SELECT and INSERT on batch results, and what else the service changes (batches and their "
+        "chunks, the chain heads, an API key's revoked_at only, the job queue). Idempotent: run it again after each migration. Prints the "
         "statements run.",
         epilog="Example:\n  createuser bjaudit_app\n"
         "  DATABASE_URL=postgresql://bjaudit_owner@db/bjaudit bjaudit grant-app-role bjaudit_app",

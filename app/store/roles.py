@@ -2,8 +2,8 @@
 
 The owner role runs the migrations and owns the tables; the service connects as an application role that may read
 everything and append to the evidence (rounds, audits, findings, registrations, chain entries: SELECT and INSERT only), and
-change only what is work in progress (batches, their chunks and results, the chain heads, API keys' revocation, the
-job queue). docs/integrity.md explains the deployment. Idempotent: run it again after each migration.
+change only what is work in progress (batches and their chunks, the chain heads, the job queue) and a key's revocation
+(that column only); a batch's results are appended only. docs/integrity.md explains the deployment. Idempotent: run it again after each migration.
 """
 
 from __future__ import annotations
@@ -12,11 +12,15 @@ from sqlalchemy import Connection, text
 
 from app.store.chain import APPEND_ONLY_TABLES
 
-WORK_TABLES = ("batches", "batch_chunks", "batch_results", "chain_heads", "reaudits", "reaudit_chunks")
+WORK_TABLES = ("batches", "batch_chunks", "chain_heads", "reaudits", "reaudit_chunks")
 """Tables the service updates and deletes from (uploads in progress, chunks done — of batches and re-audits —, the
 heads moved by appends)."""
-UPDATED_TABLES = ("api_keys",)
-"""Tables the service updates but never deletes from (a key's revocation)."""
+UPDATED_COLUMNS = {"api_keys": ("revoked_at",)}
+"""Tables the service updates but never deletes from, and the only columns it updates (a key's revocation: never its
+scopes, source or secret)."""
+APPEND_ONLY_WORK = ("batch_results",)
+"""Tables outside the chain that the service only appends to (a batch's per-line results): SELECT and INSERT, and a
+trigger refuses UPDATE and DELETE to every role but the owner's, as on the evidence."""
 QUEUE_SCHEMA = "procrastinate"
 
 
@@ -38,13 +42,15 @@ def grant_app_role(conn: Connection, role: str) -> list[str]:
     schema = _quote(conn, str(conn.execute(text("SELECT current_schema()")).scalar_one()))
     statements = [f"GRANT USAGE ON SCHEMA {schema} TO {r}"]
     for table in sorted(tables):
-        if table in APPEND_ONLY_TABLES:
+        if table in APPEND_ONLY_TABLES or table in APPEND_ONLY_WORK:
             statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE ON {table} FROM {r}")
             statements.append(f"GRANT SELECT, INSERT ON {table} TO {r}")
         elif table in WORK_TABLES:
             statements.append(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {r}")
-        elif table in UPDATED_TABLES:
-            statements.append(f"GRANT SELECT, INSERT, UPDATE ON {table} TO {r}")
+        elif table in UPDATED_COLUMNS:
+            columns = ", ".join(UPDATED_COLUMNS[table])
+            statements.append(f"REVOKE UPDATE, DELETE, TRUNCATE ON {table} FROM {r}")
+            statements.append(f"GRANT SELECT, INSERT, UPDATE ({columns}) ON {table} TO {r}")
         elif table == "alembic_version":
             statements.append(f"GRANT SELECT ON {table} TO {r}")
         else:

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, make_url, text
 
 from app.cli import main as cli
-from app.config import Settings, get_settings
+from app.config import Settings, get_settings, libpq_url
 from app.evidence import merkle, packet
 from app.store import chain
 from app.store.db import Database
@@ -299,3 +300,45 @@ def test_a_round_appended_after_a_published_head_but_dated_before_it_is_named_by
     out = capsys.readouterr().out
     assert "head of 8 entries: consistent with the log" in out, out
     assert "witness: entry 9: inserted: round " in out and "but not in it: appended afterwards" in out, out
+
+
+@pytest.mark.postgres
+def test_the_application_role_cannot_raise_a_keys_scopes_nor_rewrite_batch_results(
+    app_role: str,  # noqa: F811
+    db: Database,  # noqa: F811
+    engine: Engine,
+    database_url: str,
+) -> None:
+    """Issue 20, P6: the application role could UPDATE any column of api_keys (turn a read key into an admin key) and
+    rewrite batch_results, which are outside the chain. It may now only revoke a key and append results."""
+    from tests.integration.test_integrity import upload
+    from tests.keys import make_key
+
+    as_app = Database.from_settings(Settings(database_url=app_role))
+    try:
+        upload(as_app, _records(6, 12))
+    finally:
+        as_app.dispose()
+    make_key(database_url, SOURCE, ("read",))
+    conninfo = str(libpq_url(app_role))
+    for statement in (
+        "UPDATE api_keys SET scopes = 'admin read submit'",
+        "UPDATE api_keys SET source = NULL",
+        "UPDATE batch_results SET outcome = 'stored' WHERE false",
+        "DELETE FROM batch_results WHERE false",
+        "TRUNCATE batch_results",
+    ):
+        with (
+            psycopg.connect(conninfo, autocommit=True) as conn,
+            pytest.raises(psycopg.errors.InsufficientPrivilege),
+        ):
+            conn.execute(statement)
+    with psycopg.connect(conninfo, autocommit=True) as conn:  # what the service does: revoke
+        conn.execute("UPDATE api_keys SET revoked_at = now() WHERE false")
+    owner(engine, f"GRANT ALL ON batch_results TO {make_url(app_role).username}")  # a careless grant
+    with (
+        psycopg.connect(conninfo, autocommit=True) as conn,
+        pytest.raises(psycopg.errors.InsufficientPrivilege) as no,
+    ):
+        conn.execute("UPDATE batch_results SET outcome = 'stored' WHERE false")
+    assert "is append-only" in str(no.value)
