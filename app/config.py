@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     )
     metrics_access: Literal["public", "key", "off"] = Field(
         default="key",
-        description="Who may read /metrics: anyone ('public'), an API key with the read scope ('key'), or no one "
+        description="Who may read /metrics: anyone ('public'), an API key of every source with the read scope ('key'), or no one "
         "(no route, 404: 'off').",
     )
     batch_chunk_lines: int = Field(
