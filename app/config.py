@@ -82,7 +82,7 @@ class Settings(BaseSettings):
         "once 16 MiB are decompressed.",
     )
     batch_max_lines: int = Field(
-        default=2_000_000, ge=1, description="Most non-blank lines (rounds) in one batch upload (413)."
+        default=2_000_000, ge=1, description="Most lines in one batch upload, blank ones included (413)."
     )
     max_header_bytes: int = Field(
         default=16384, ge=1024, description="Largest total size of a request's headers, in bytes (431)."

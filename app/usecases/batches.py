@@ -112,6 +112,8 @@ class _Gunzip:
         self._d = zlib.decompressobj(wbits=31)
         self._in_member = False
         self._members = 0
+        self.consumed = 0
+        """Compressed bytes inflated so far (not merely received): what the ratio is judged against."""
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The decompressed content, in pieces of at most ``PIECE`` bytes however far ``data`` expands (memory stays
@@ -120,6 +122,7 @@ class _Gunzip:
             self._in_member = True
             while True:
                 out = self._d.decompress(data, self.PIECE)
+                self.consumed += len(data) - len(self._d.unconsumed_tail) - len(self._d.unused_data)
                 if out:
                     yield out
                 data = self._d.unconsumed_tail
@@ -275,7 +278,7 @@ class BatchWriter:
         if (
             self._gunzip is not None
             and self.content_bytes > limits.RATIO_FROM
-            and self.content_bytes > limits.ratio * self.bytes_received
+            and self.content_bytes > limits.ratio * max(self._gunzip.consumed, 1)
         ):
             raise self._too_large(
                 f"gzip that expands over {limits.ratio:g} times (a decompression bomb?)",
@@ -313,13 +316,15 @@ class BatchWriter:
             self._partial.clear()
 
     def _add_line(self, line: bytes) -> None:
+        if self._next_line > self.limits.lines:  # every line counts, blank ones too: each costs a little work
+            raise self._too_large(
+                f"over {self.limits.lines} lines (blank ones count)", "BJAUDIT_BATCH_MAX_LINES"
+            )
         self._lines.append(line)
         self._next_line += 1
         self._buffered += len(line)
         if line.strip():
             self._nonblank += 1
-            if self.lines_received + self._nonblank > self.limits.lines:
-                raise self._too_large(f"over {self.limits.lines} lines", "BJAUDIT_BATCH_MAX_LINES")
             if self._nonblank >= self.chunk_lines or self._buffered >= self.CHUNK_BYTES:
                 self._flush()
         elif len(self._lines) >= 4 * self.chunk_lines:

@@ -173,13 +173,36 @@ def test_a_decompression_bomb_is_refused(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'bomb.sqlite3'}"
     upgrade_head(url)
     settings = Settings(database_url=url, batch_runner="inline")  # the default ratio, 200
-    bomb = gzip.compress(b"\n" * (40 << 20), compresslevel=9)  # 40 MiB of blank lines in ~40 KB
+    bomb = gzip.compress(b" " * (40 << 20), compresslevel=9)  # 40 MiB of one line of spaces in ~40 KB
     assert len(bomb) * 200 < (40 << 20)
     with TestClient(create_app(settings), raise_server_exceptions=False) as c:
         keyed(c, settings.database_url)
         r = c.post("/v1/batches", content=bomb, headers={**NDJSON, "Content-Encoding": "gzip"})
         _refused(r, "BJAUDIT_BATCH_MAX_RATIO")
         assert "expands over 200 times" in r.json()["detail"]
+
+
+def test_blank_lines_count_against_the_line_limit_and_a_gzip_of_them_stops_early(tmp_path: Path) -> None:
+    """Issue 20, failure 3: blank lines were not counted by BJAUDIT_BATCH_MAX_LINES (about 1 µs of CPU each), and the
+    ratio guard credited compressed bytes before inflating them: 63 KiB of gzipped newlines cost 15.8 s of CPU, 2 MiB
+    got its 413 after minutes. Every line counts now, blank or not, so the work is bounded by the line limit."""
+    url = f"sqlite:///{tmp_path / 'blank.sqlite3'}"
+    upgrade_head(url)
+    settings = Settings(database_url=url, batch_runner="inline", batch_max_lines=1000)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        keyed(c, settings.database_url)
+        r = c.post("/v1/batches", content=b"\n" * 1001, headers=NDJSON)
+        _refused(r, "BJAUDIT_BATCH_MAX_LINES")
+        assert c.post("/v1/batches", content=b"\n" * 1000, headers=NDJSON).status_code == 202
+    bomb = gzip.compress(b"\n" * (64 << 20), compresslevel=9)  # 64 Mi blank lines in 64 KB
+    settings = Settings(database_url=url, batch_runner="inline")  # the default limit, 2,000,000 lines
+    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        keyed(c, settings.database_url)
+        started = time.process_time()
+        r = c.post("/v1/batches", content=bomb, headers={**NDJSON, "Content-Encoding": "gzip"})
+        _refused(r, "BJAUDIT_BATCH_MAX_LINES")
+    # The CPU it took, for the record (no timing assertion): 2,000,001 lines are read, not 67,108,864.
+    print(f"64 KiB of gzipped newlines refused after {time.process_time() - started:.2f} s of CPU")
 
 
 def test_headers_over_the_limit_get_431(small: tuple[TestClient, Settings]) -> None:
