@@ -109,6 +109,12 @@ class Settings(BaseSettings):
         default=5, ge=1, description="Retry-After sent with 503 when the database is unreachable."
     )
     host: str = Field(default="127.0.0.1", description="Address `bjaudit serve` listens on.")
+    allowed_hosts: str = Field(
+        default="",
+        description="The names (comma-separated; any port) a request's Host may give; `*`: any. Empty (the default): "
+        "localhost, 127.0.0.1 and [::1] with BJAUDIT_DEV_ANONYMOUS, any name otherwise. Other Hosts get 400 (a "
+        "DNS-rebinding page on the loopback).",
+    )
     trusted_proxies: str = Field(
         default="",
         description="Addresses (comma-separated IPs or networks, `*` for any) of the reverse proxies whose "

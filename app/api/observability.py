@@ -28,6 +28,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import logs, metrics
+from app.api.hosts import HostGuard, allowed_hosts
 from app.usecases.errors import Forbidden
 
 access_log = logging.getLogger("bjaudit.access")
@@ -272,8 +273,12 @@ def install(app: FastAPI) -> None:
         )
     build: Callable[[], ASGIApp] = app.build_middleware_stack
 
+    allowed = allowed_hosts(settings.allowed_hosts, settings.dev_anonymous)
+
     def build_observed() -> ASGIApp:
-        return Observe(build(), access=settings.access_log, count=count, routes=app.routes)
+        return Observe(
+            HostGuard(build(), allowed), access=settings.access_log, count=count, routes=app.routes
+        )
 
     app.build_middleware_stack = build_observed  # type: ignore[method-assign]
 

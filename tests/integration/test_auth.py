@@ -420,10 +420,15 @@ def test_rate_limits_in_redis_are_shared_by_processes(database_url: str, engine:
 
 def test_anonymous_access_only_when_enabled_and_only_from_loopback(database_url: str, engine: Engine) -> None:
     dev = create_app(Settings(database_url=database_url, embedded_workers=0, dev_anonymous=True))
-    with TestClient(dev, raise_server_exceptions=False, client=("127.0.0.1", 5000)) as local:
+    local_url = "http://localhost"  # a development service answers only to the loopback's names
+    with TestClient(
+        dev, raise_server_exceptions=False, client=("127.0.0.1", 5000), base_url=local_url
+    ) as local:
         assert local.post("/v1/rounds", content=_round("DEV-1"), headers=JSON).status_code == 201
         assert local.get("/v1/rounds/DEV-1").json()["source"] == "default"
-    with TestClient(dev, raise_server_exceptions=False, client=("10.1.2.3", 5000)) as remote:
+    with TestClient(
+        dev, raise_server_exceptions=False, client=("10.1.2.3", 5000), base_url=local_url
+    ) as remote:
         _problem(remote.get("/v1/rounds/DEV-1"), 401)
     off = create_app(Settings(database_url=database_url, embedded_workers=0))
     with TestClient(off, raise_server_exceptions=False, client=("127.0.0.1", 5000)) as local:
@@ -443,6 +448,28 @@ def test_serve_refuses_anonymous_access_on_an_address_that_is_not_loopback(
             main.serve(host="0.0.0.0")
     finally:
         get_settings.cache_clear()
+
+
+def test_a_dns_rebinding_page_gets_nothing_from_a_development_service(
+    database_url: str, engine: Engine
+) -> None:
+    """Issue 20, P2: with BJAUDIT_DEV_ANONYMOUS, a page of attacker.example pointed at 127.0.0.1 minted an admin key
+    (Host: attacker.example). Only the loopback's names are answered; BJAUDIT_ALLOWED_HOSTS names others."""
+    dev = create_app(Settings(database_url=database_url, embedded_workers=0, dev_anonymous=True))
+    key = {"scopes": ["admin", "read", "submit"], "label": "rebound"}
+    with TestClient(dev, raise_server_exceptions=False, client=("127.0.0.1", 5000)) as c:
+        for host in ("attacker.example", "attacker.example:8000", "127.0.0.1.attacker.example"):
+            r = c.post("/v1/keys", json=key, headers={"Host": host})
+            assert r.status_code == 400 and r.json()["type"] == "urn:bjaudit:problem:host-not-allowed", r.text
+            assert c.get("/ui", headers={"Host": host}).status_code == 400
+        for host in ("localhost:8000", "127.0.0.1:8000", "[::1]:8000"):
+            assert c.get("/v1/keys", headers={"Host": host}).status_code == 200, host
+    named = create_app(
+        Settings(database_url=database_url, embedded_workers=0, dev_anonymous=True, allowed_hosts="dev.test")
+    )
+    with TestClient(named, raise_server_exceptions=False, client=("127.0.0.1", 5000)) as c:
+        assert c.get("/v1/keys", headers={"Host": "dev.test:8000"}).status_code == 200
+        assert c.get("/v1/keys", headers={"Host": "localhost"}).status_code == 400
 
 
 def test_the_first_start_makes_one_admin_key_readable_only_by_its_user(tmp_path: Path) -> None:

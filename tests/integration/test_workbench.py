@@ -272,11 +272,12 @@ def test_development_anonymous_access_works_from_loopback_only(
     database_url: str, engine: Engine, tmp_path: Any
 ) -> None:
     app = create_app(_settings(database_url, tmp_path, dev_anonymous=True))
-    with TestClient(app, client=("127.0.0.1", 50000), follow_redirects=False) as c:
+    local = "http://localhost"  # a development service answers only to the loopback's names
+    with TestClient(app, client=("127.0.0.1", 50000), follow_redirects=False, base_url=local) as c:
         r = c.get("/ui")
         assert r.status_code == 200
         assert "anonymous" in parse(r.text).one(id="who").text
-    with TestClient(app, follow_redirects=False) as c:  # "testclient": not a loopback address
+    with TestClient(app, follow_redirects=False, base_url=local) as c:  # "testclient": not a loopback address
         assert c.get("/ui").status_code == 303
 
 
