@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qs, urlencode
 
@@ -38,6 +38,7 @@ from app.api.deps import SingleRounds, UnitOfWork
 from app.api.problems import RequestTimeout
 from app.api.routes import _instant, _rule
 from app.config import Settings
+from app.store import ui_sessions
 from app.store.db import DatabaseTimeout
 from app.store.reports import GROUP_BY, Summary
 from app.store.rounds import Search
@@ -181,6 +182,10 @@ async def _session_of(request: Request) -> Viewing | None:
         return None
     row = await _find_key(request, found.key_id)
     if row is None or row.revoked_at is not None:
+        return None
+    if await _uow(request).read(
+        ui_sessions.ended, found.nonce
+    ):  # logged out: a copy of the cookie is no good
         return None
     scopes = frozenset(row.scopes.split())
     if "read" not in scopes:
@@ -422,11 +427,14 @@ async def login(request: Request) -> Response:
 
 @router.post("/logout")
 async def logout(request: Request, viewing: Viewer) -> Response:
-    """End the session: its cookie is cleared."""
+    """End the session: on the server (its cookie is refused from now on, wherever a copy is) and in the browser."""
     _check_origin(request)
     form = await _form(request)
     if viewing.csrf is not None and not sessions.same(viewing.csrf, form.get("csrf")):
         raise FormRefused("The form's security token is missing or stale: reload the page and log out again.")
+    if viewing.session is not None:  # ended here, not only in this browser: a copy of the cookie is refused
+        ends = datetime.fromtimestamp(viewing.session.expires, UTC)
+        await _uow(request).run(ui_sessions.end, viewing.session.nonce, ends, datetime.now(UTC))
     answer = RedirectResponse("/ui/login", status_code=303)
     _drop_cookie(answer, request, sessions.SESSION_COOKIE)
     return answer

@@ -444,6 +444,16 @@ class TreeHeadRow(Base):
     doc: Mapped[str] = mapped_column(Text)
 
 
+class EndedSessionRow(Base):
+    """A workbench session ended by logout before it expired: its cookie is refused from then on (the cookie is
+    signed, not stored, so the end must be). Rows past ``ends_at`` are removed at the next logout."""
+
+    __tablename__ = "ended_sessions"
+
+    nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
@@ -456,6 +466,7 @@ chain_heads_table = cast(Table, ChainHeadRow.__table__)
 audits_table = cast(Table, AuditRow.__table__)
 merkle_nodes_table = cast(Table, MerkleNodeRow.__table__)
 tree_heads_table = cast(Table, TreeHeadRow.__table__)
+ended_sessions_table = cast(Table, EndedSessionRow.__table__)
 reaudits_table = cast(Table, ReauditRow.__table__)
 reaudit_chunks_table = cast(Table, ReauditChunkRow.__table__)
 metadata = Base.metadata
@@ -487,6 +498,7 @@ __all__: list[Any] = [
     "audits_table",
     "merkle_nodes_table",
     "tree_heads_table",
+    "ended_sessions_table",
     "reaudits_table",
     "reaudit_chunks_table",
     "NAMING_CONVENTION",

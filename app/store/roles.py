@@ -12,7 +12,7 @@ from sqlalchemy import Connection, text
 
 from app.store.chain import APPEND_ONLY_TABLES
 
-WORK_TABLES = ("batches", "batch_chunks", "chain_heads", "reaudits", "reaudit_chunks")
+WORK_TABLES = ("batches", "batch_chunks", "chain_heads", "reaudits", "reaudit_chunks", "ended_sessions")
 """Tables the service updates and deletes from (uploads in progress, chunks done — of batches and re-audits —, the
 heads moved by appends)."""
 UPDATED_COLUMNS = {"api_keys": ("revoked_at",)}

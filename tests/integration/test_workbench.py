@@ -707,3 +707,22 @@ def test_bidi_and_control_characters_in_ids_are_shown_written_out(logged_in: Ben
             assert raw not in html
     assert "BJ‹U+202E›21" in pages[0] and "D‹U+2066›-7‹U+0007›" in pages[0] and "S‹U+200F›1" in pages[0]
     assert "BJ‹U+202E›21" in pages[1]
+
+
+def test_a_copy_of_the_session_cookie_is_refused_after_logout(bench: Bench) -> None:
+    """Issue 20, P4: the cookie is signed, not stored; logout cleared it in the browser only, and a copy kept working
+    for up to 8 hours. The session now ends on the server; another session of the same key goes on."""
+    key = bench.key()
+    assert bench.login(key).status_code == 303
+    copied = bench.client.cookies.get(sessions.SESSION_COOKIE)
+    assert copied
+    assert bench.login(key).status_code == 303  # a second session of the same key, elsewhere
+    other = bench.client.cookies.get(sessions.SESSION_COOKIE)
+    bench.client.cookies.clear()
+    bench.client.cookies.set(sessions.SESSION_COOKIE, copied, path="/ui")
+    csrf = bench.page("/ui").one("form", id="logout-form").one("input", attrs={"name": "csrf"}).get("value")
+    assert bench.client.post("/ui/logout", data={"csrf": csrf}).status_code == 303
+    for cookie, works in ((copied, False), (other, True)):
+        bench.client.cookies.clear()
+        bench.client.cookies.set(sessions.SESSION_COOKIE, cookie or "", path="/ui")
+        assert bench.client.get("/ui").status_code == (200 if works else 303)
