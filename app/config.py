@@ -87,6 +87,22 @@ class Settings(BaseSettings):
     max_header_bytes: int = Field(
         default=16384, ge=1024, description="Largest total size of a request's headers, in bytes (431)."
     )
+    header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="A request's headers must all arrive within this many seconds of the connection (or of the "
+        "request's first byte); else 408 and the connection is closed (sockets that never finish their headers would "
+        "hold every connection slot).",
+    )
+    keep_alive_seconds: int = Field(
+        default=5, ge=1, description="An idle keep-alive connection is closed after this many seconds."
+    )
+    max_connections_per_address: int | None = Field(
+        default=100,
+        ge=1,
+        description="Most connections one client address holds at once (per process); one more is closed at once. "
+        "Raise it behind a proxy that sends everything from one address.",
+    )
     max_connections: int | None = Field(
         default=1000,
         ge=1,

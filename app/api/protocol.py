@@ -1,8 +1,22 @@
-"""The HTTP protocol under the app: uvicorn's httptools protocol, answering a request that is not valid HTTP with
-a problem (``application/problem+json``) like every other error, instead of uvicorn's plain text. `bjaudit serve`
-runs it; nothing else of uvicorn changes."""
+"""The HTTP protocol under the app: uvicorn's httptools protocol, with
+
+- a request that is not valid HTTP answered with a problem (``application/problem+json``) like every other error,
+  instead of uvicorn's plain text;
+- a deadline for a request's headers (``BJAUDIT_HEADER_TIMEOUT_SECONDS``): a connection whose request headers have not
+  all arrived within it — from when it opened, or from the first byte of a next request on it — is answered 408 and
+  closed, so that sockets that never finish their headers cannot hold every connection slot (uvicorn waits for them
+  for ever; its keep-alive timeout only runs between requests);
+- a cap on the connections one address holds at once (``BJAUDIT_MAX_CONNECTIONS_PER_ADDRESS``, per process): one
+  over it is closed at once, so that one client cannot take the slots of all.
+
+`bjaudit serve` runs it (:func:`configured`); nothing else of uvicorn changes.
+"""
 
 from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any, ClassVar
 
 import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -11,22 +25,107 @@ from app.api.problems import PROBLEM_JSON
 from app.usecases.errors import PROBLEM_TYPE_PREFIX
 
 
+def _problem(status: int, reason: str, slug: str, title: str, detail: str) -> tuple[bytes, bytes]:
+    body = orjson.dumps(
+        {"type": PROBLEM_TYPE_PREFIX + slug, "title": title, "status": status, "detail": detail}
+    )
+    return f"HTTP/1.1 {status} {reason}\r\n".encode(), body
+
+
 class ProblemHttpToolsProtocol(HttpToolsProtocol):
-    def send_400_response(self, msg: str) -> None:
-        body = orjson.dumps(
-            {
-                "type": PROBLEM_TYPE_PREFIX + "bad-http",
-                "title": "The request is not valid HTTP",
-                "status": 400,
-                "detail": f"{msg} (HTTP/1.1, RFC 9112)",
-            }
-        )
-        head = [b"HTTP/1.1 400 Bad Request\r\n"]
-        head += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]
-        head += [
+    header_timeout: ClassVar[float | None] = None
+    per_address: ClassVar[int | None] = None
+    _open: ClassVar[Counter[str]] = Counter()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._headers_timer: asyncio.TimerHandle | None = None
+        self._address: str | None = None
+
+    # -- a problem instead of uvicorn's text
+
+    def _answer_and_close(self, head: bytes, body: bytes) -> None:
+        lines = [head]
+        lines += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]
+        lines += [
             b"content-type: " + PROBLEM_JSON.encode() + b"\r\n",
             b"content-length: " + str(len(body)).encode() + b"\r\n",
             b"connection: close\r\n\r\n",
         ]
-        self.transport.write(b"".join(head) + body)
+        self.transport.write(b"".join(lines) + body)
         self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        self._answer_and_close(
+            *_problem(
+                400, "Bad Request", "bad-http", "The request is not valid HTTP", f"{msg} (HTTP/1.1, RFC 9112)"
+            )
+        )
+
+    # -- connections per address
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if self.per_address is not None and self.client:
+            self._address = self.client[0]
+            self._open[self._address] += 1
+            if self._open[self._address] > self.per_address:
+                transport.close()  # before a byte is read: the client's other connections go on
+                return
+        self._arm_headers_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_headers_timer()
+        if self._address is not None:
+            self._open[self._address] -= 1
+            if self._open[self._address] <= 0:
+                del self._open[self._address]
+            self._address = None
+        super().connection_lost(exc)
+
+    # -- the headers' deadline
+
+    def _arm_headers_timer(self) -> None:
+        if self.header_timeout is not None and self._headers_timer is None:
+            self._headers_timer = self.loop.call_later(self.header_timeout, self._headers_too_slow)
+
+    def _disarm_headers_timer(self) -> None:
+        if self._headers_timer is not None:
+            self._headers_timer.cancel()
+            self._headers_timer = None
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm_headers_timer()
+
+    def on_headers_complete(self) -> None:
+        self._disarm_headers_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        self._disarm_headers_timer()  # between requests uvicorn's keep-alive timeout runs
+        super().on_response_complete()
+
+    def _headers_too_slow(self) -> None:
+        self._headers_timer = None
+        if self.transport.is_closing() or (self.cycle is not None and not self.cycle.response_complete):
+            return
+        self._answer_and_close(
+            *_problem(
+                408,
+                "Request Timeout",
+                "header-timeout",
+                "The request's headers did not arrive in time",
+                f"The request's headers did not all arrive within {self.header_timeout:g} s "
+                "(BJAUDIT_HEADER_TIMEOUT_SECONDS); send them at once.",
+            )
+        )
+
+
+def configured(header_timeout: float | None, per_address: int | None) -> type[ProblemHttpToolsProtocol]:
+    """The protocol with these limits (a class: uvicorn makes one instance per connection)."""
+    return type(
+        "BjauditHttpProtocol",
+        (ProblemHttpToolsProtocol,),
+        {"header_timeout": header_timeout, "per_address": per_address, "_open": Counter()},
+    )
