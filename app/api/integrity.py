@@ -6,30 +6,18 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from app.api import schemas
 from app.api.auth import Reader
 from app.api.deps import UnitOfWorkDep, get_settings
+from app.api.routes import JurisdictionQuery, RoundId
+from app.api.routes import SourceQuery as RoundSourceParam
 from app.usecases import integrity, transparency
 from app.usecases.errors import InvalidQuery
 from app.usecases.keys import SOURCE_PATTERN, Principal
-
-RoundId = Annotated[
-    str,
-    Path(
-        pattern=r"^[A-Za-z0-9._:-]{1,128}$",
-        description="The round's round_id (1-128 of A-Z a-z 0-9 . _ : -, as the record format allows).",
-    ),
-]
-RoundSourceQuery = Annotated[
-    str | None, Query(pattern=SOURCE_PATTERN, description="The submitter, if several stored this round_id.")
-]
-JurisdictionQuery = Annotated[
-    str | None, Query(description="The jurisdiction, if the round_id is in several.")
-]
 
 JSON = "application/json"
 
@@ -159,7 +147,7 @@ async def proof(
     who: Reader,
     uow: UnitOfWorkDep,
     round_id: RoundId,
-    source: RoundSourceQuery = None,
+    source: RoundSourceParam = None,
     jurisdiction: JurisdictionQuery = None,
     tree_size: Annotated[
         int | None,
@@ -185,7 +173,7 @@ async def evidence(
     who: Reader,
     uow: UnitOfWorkDep,
     round_id: RoundId,
-    source: RoundSourceQuery = None,
+    source: RoundSourceParam = None,
     jurisdiction: JurisdictionQuery = None,
 ) -> Response:
     """The round's evidence packet: its record's exact bytes, its audits, the registration it was audited by, each

@@ -503,7 +503,10 @@ class RawRecord:
     sha256: str
 
 
-def raw_record(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> RawRecord:
+def the_round(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> Any:
+    """The one stored round of ``round_id`` (narrowed by source and jurisdiction): its lookup row
+    (:data:`app.store.rounds.LOOKUP_COLUMNS`). :class:`RoundNotFound`, or :class:`AmbiguousRound` naming the
+    candidates."""
     rows = repo.find_rounds(session, round_id, source, jurisdiction)
     if not rows:
         raise RoundNotFound(f"No round {round_id!r} is stored.")
@@ -512,7 +515,12 @@ def raw_record(session: Session, round_id: str, source: str | None, jurisdiction
             f"{len(rows)} stored rounds have round_id {round_id!r}; narrow with ?source= and/or ?jurisdiction=.",
             extra={"candidates": [{"source": r.source, "jurisdiction": r.jurisdiction} for r in rows]},
         )
-    return RawRecord(rows[0].record, rows[0].record_sha256)
+    return rows[0]
+
+
+def raw_record(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> RawRecord:
+    row = the_round(session, round_id, source, jurisdiction)
+    return RawRecord(row.record, row.record_sha256)
 
 
 # --- search ----------------------------------------------------------------------------------------------------

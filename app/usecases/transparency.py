@@ -27,8 +27,8 @@ from sqlalchemy.orm import Session
 
 from app.evidence import packet as evidence_packet
 from app.store import chain, tree
-from app.store import rounds as repo
-from app.usecases.errors import AmbiguousRound, InvalidQuery, RoundNotFound, ServiceError
+from app.usecases import rounds as round_cases
+from app.usecases.errors import InvalidQuery, ServiceError
 from app.usecases.integrity import NoChain, signed_head
 
 log = logging.getLogger("bjaudit.transparency")
@@ -111,19 +111,12 @@ def list_heads(session: Session, source: str, after: int, limit: int) -> dict[st
 
 
 def _the_round(session: Session, round_id: str, source: str | None, jurisdiction: str | None) -> Any:
-    rows = repo.find_rounds(session, round_id, source, jurisdiction)
-    if not rows:
-        raise RoundNotFound(f"No round {round_id!r} is stored.")
-    if len(rows) > 1:
-        raise AmbiguousRound(
-            f"{len(rows)} stored rounds have round_id {round_id!r}; narrow with ?source= and/or ?jurisdiction=.",
-            extra={"candidates": [{"source": r.source, "jurisdiction": r.jurisdiction} for r in rows]},
-        )
-    if rows[0].chain_seq is None:
+    row = round_cases.the_round(session, round_id, source, jurisdiction)
+    if row.chain_seq is None:
         raise NotInLog(
-            f"Round {round_id!r} has no entry in the log of source {rows[0].source!r}: `bjaudit verify`."
+            f"Round {round_id!r} has no entry in the log of source {row.source!r}: `bjaudit verify`."
         )
-    return rows[0]
+    return row
 
 
 def _hexes(hashes: Sequence[bytes]) -> list[str]:
