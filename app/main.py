@@ -125,7 +125,7 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
     :class:`StartupError` when the database cannot be reached or migrated."""
     import uvicorn
 
-    from app.api import protocol
+    from app.api.protocol import ProblemHttpToolsProtocol
 
     settings = get_settings()
     bind = host or settings.host
@@ -154,7 +154,7 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
         proxy_headers=bool(settings.trusted_proxies.strip()),
         forwarded_allow_ips=settings.trusted_proxies.strip() or "",
         server_header=False,
-        http=protocol.configured(settings.header_timeout_seconds, settings.max_connections_per_address),
+        http=ProblemHttpToolsProtocol,  # BJAUDIT_HEADER_TIMEOUT_SECONDS, BJAUDIT_MAX_CONNECTIONS_PER_ADDRESS
         timeout_keep_alive=settings.keep_alive_seconds,
     )
 

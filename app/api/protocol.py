@@ -9,7 +9,7 @@
 - a cap on the connections one address holds at once (``BJAUDIT_MAX_CONNECTIONS_PER_ADDRESS``, per process): one
   over it is closed at once, so that one client cannot take the slots of all.
 
-`bjaudit serve` runs it (:func:`configured`); nothing else of uvicorn changes.
+`bjaudit serve` runs it; nothing else of uvicorn changes.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from app.api.problems import PROBLEM_JSON
+from app.config import get_settings
 from app.usecases.errors import PROBLEM_TYPE_PREFIX
 
 
@@ -33,14 +34,22 @@ def _problem(status: int, reason: str, slug: str, title: str, detail: str) -> tu
 
 
 class ProblemHttpToolsProtocol(HttpToolsProtocol):
-    header_timeout: ClassVar[float | None] = None
-    per_address: ClassVar[int | None] = None
+    _limits: ClassVar[tuple[float | None, int | None] | None] = None
+    """(header timeout, connections per address): from the settings, read once per process (uvicorn's worker
+    processes import this class by name: it must not be made at run time)."""
     _open: ClassVar[Counter[str]] = Counter()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._headers_timer: asyncio.TimerHandle | None = None
         self._address: str | None = None
+        if ProblemHttpToolsProtocol._limits is None:
+            settings = get_settings()
+            ProblemHttpToolsProtocol._limits = (
+                settings.header_timeout_seconds,
+                settings.max_connections_per_address,
+            )
+        self.header_timeout, self.per_address = ProblemHttpToolsProtocol._limits
 
     # -- a problem instead of uvicorn's text
 
@@ -120,12 +129,3 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
                 "(BJAUDIT_HEADER_TIMEOUT_SECONDS); send them at once.",
             )
         )
-
-
-def configured(header_timeout: float | None, per_address: int | None) -> type[ProblemHttpToolsProtocol]:
-    """The protocol with these limits (a class: uvicorn makes one instance per connection)."""
-    return type(
-        "BjauditHttpProtocol",
-        (ProblemHttpToolsProtocol,),
-        {"header_timeout": header_timeout, "per_address": per_address, "_open": Counter()},
-    )
