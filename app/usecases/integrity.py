@@ -516,17 +516,17 @@ class Checkpoint:
 def _entries(
     session: Session, source: str, after: int, upto: int, page: int, replay: bool, walk: _Walk
 ) -> Iterator[Entry]:
-    while True:
+    while after < upto:
         rows = chain.entries_page(session, source, after, upto, page)
+        after = min(after + page, upto)  # a range of seqs: a page with entries deleted is shorter, or empty
         if not rows:
-            return
+            continue
         pks = [int(r.r_id) for r in rows if r.r_id is not None]
         pks += [int(r.a_round_pk) for r in rows if r.a_id is not None]
         findings = chain.findings_of(session, pks)
         ctx = _context(session, rows) if replay else None
         for r in rows:
             yield walk.passing(_entry(r, findings, ctx))
-        after = int(rows[-1].seq)
         if walk.out_of_time():
             return
 
@@ -654,7 +654,7 @@ def verify_source(
     Entries appended while it runs are left for the next verification."""
     report = Report(source, limit)
     head = chain.head(session, source)
-    upto = head.seq if head is not None else 2**62
+    upto = head.seq if head is not None else (chain.entries_beyond(session, source, 0)[1] or 0)
     report.since = since
     start = since.seq if since is not None else 0
     if since is not None:
