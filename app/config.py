@@ -95,7 +95,10 @@ class Settings(BaseSettings):
         "hold every connection slot).",
     )
     keep_alive_seconds: int = Field(
-        default=5, ge=1, description="An idle keep-alive connection is closed after this many seconds."
+        default=5,
+        ge=1,
+        description="An idle keep-alive connection is closed after this many seconds; so is one whose request was "
+        "answered before its body had all arrived (a 401 before an unread body) and whose body does not end within it.",
     )
     max_connections_per_address: int | None = Field(
         default=100,
