@@ -67,6 +67,14 @@ class Settings(BaseSettings):
     upload_idle_seconds: float = Field(
         default=60.0, gt=0, description="A batch upload that sends nothing for this many seconds fails (408)."
     )
+    upload_min_bytes_per_second: int = Field(
+        default=1024,
+        ge=0,
+        description="A batch upload must come at least this fast: the time spent waiting for it may be at most "
+        "BJAUDIT_BODY_TIMEOUT_SECONDS plus a second for each this many bytes received, else it fails (408; a body "
+        "trickled a byte at a time held its connection as long as each byte came within BJAUDIT_UPLOAD_IDLE_SECONDS). "
+        "0: no minimum.",
+    )
     batch_max_upload_bytes: int = Field(
         default=4 << 30,
         ge=1,
