@@ -53,9 +53,10 @@ def test_sockets_that_never_finish_their_headers_are_dropped_and_others_are_serv
             while httpx.get(base + "/healthz", timeout=10).status_code != 200:
                 assert time.monotonic() < deadline, "still refused after the header deadline"
                 time.sleep(0.2)
-            closed, said = _closed_by_server(socks[0], 3)
-            assert closed and said.startswith(b"HTTP/1.1 408"), said[:200]
-            assert b"header-timeout" in said
+            for s in socks:  # every one of them, answered and closed by the server
+                closed, said = _closed_by_server(s, 3)
+                assert closed and said.startswith(b"HTTP/1.1 408"), said[:200]
+                assert b"header-timeout" in said
         finally:
             for s in socks:
                 s.close()
@@ -165,3 +166,21 @@ def test_a_pipelined_request_whose_headers_trickle_is_cut_off(tmp_path: Path) ->
         closed, said = _held_for(s, b"X-Slow: 1\r\n", 0.3, 8)
         assert said.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 408" in said, said[:400]
         assert closed is not None and closed < 4, closed
+
+
+def test_a_silent_connection_and_an_idle_keep_alive_one_are_closed(tmp_path: Path) -> None:
+    """A connection that never sends a byte was held as long as its client liked (95 s seen): it has the headers'
+    deadline from when it opened. One idle after its request is closed after BJAUDIT_KEEP_ALIVE_SECONDS (5 by
+    default)."""
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "BJAUDIT_HEADER_TIMEOUT_SECONDS": "2"}
+    with live_service(tmp_path, env) as (_, port):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as silent:
+            started = time.monotonic()
+            closed, said = _closed_by_server(silent, 6)
+            assert closed and said.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 4, said[:200]
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as idle:
+            idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            started = time.monotonic()
+            closed, said = _closed_by_server(idle, 10)
+            assert closed and said.startswith(b"HTTP/1.1 200"), said[:200]
+            assert 4 < time.monotonic() - started < 7
