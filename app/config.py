@@ -139,8 +139,8 @@ class Settings(BaseSettings):
     allowed_hosts: str = Field(
         default="",
         description="The names (comma-separated; any port) a request's Host may give; `*`: any. Empty (the default): "
-        "localhost, 127.0.0.1, [::1] and the address listened on with BJAUDIT_DEV_ANONYMOUS, any name otherwise. Other Hosts get 400 (a "
-        "DNS-rebinding page on the loopback).",
+        "localhost, 127.0.0.1, [::1] and the address listened on with BJAUDIT_DEV_ANONYMOUS, any name otherwise. "
+        "Other Hosts get 400 (a DNS-rebinding page on the loopback).",
     )
     trusted_proxies: str = Field(
         default="",

@@ -122,9 +122,8 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
-        if (
-            self._unread_timer is not None
-        ):  # the body of a request answered early has ended in time: keep-alive again
+        # The body of a request answered early has ended in time: the connection is kept alive again.
+        if self._unread_timer is not None:
             self._end_unread_wait()
             if not self.transport.is_closing() and self.timeout_keep_alive_task is None:
                 self.timeout_keep_alive_task = self.loop.call_later(
@@ -140,11 +139,11 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
             return
         if unread:
             self._unread_timer = self.loop.call_later(self.timeout_keep_alive, self._unread_too_slow)
+        # Between requests uvicorn's keep-alive timeout runs; a next request's headers already coming (pipelined) keep
+        # their deadline, or get one if it passed while the request before them was being answered.
         if not self._in_headers:
-            self._disarm_headers_timer()  # between requests uvicorn's keep-alive timeout runs
-        elif (
-            self._headers_timer is None
-        ):  # a next request's headers are coming (pipelined): their deadline runs
+            self._disarm_headers_timer()
+        elif self._headers_timer is None:
             self._arm_headers_timer()
 
     def _end_unread_wait(self) -> None:
