@@ -67,6 +67,14 @@ class Settings(BaseSettings):
     upload_idle_seconds: float = Field(
         default=60.0, gt=0, description="A batch upload that sends nothing for this many seconds fails (408)."
     )
+    upload_min_bytes_per_second: int = Field(
+        default=1024,
+        ge=0,
+        description="A batch upload must come at least this fast: the time spent waiting for it may be at most "
+        "BJAUDIT_BODY_TIMEOUT_SECONDS plus a second for each this many bytes received, else it fails (408; a body "
+        "trickled a byte at a time held its connection as long as each byte came within BJAUDIT_UPLOAD_IDLE_SECONDS). "
+        "0: no minimum.",
+    )
     batch_max_upload_bytes: int = Field(
         default=4 << 30,
         ge=1,
@@ -95,7 +103,10 @@ class Settings(BaseSettings):
         "hold every connection slot).",
     )
     keep_alive_seconds: int = Field(
-        default=5, ge=1, description="An idle keep-alive connection is closed after this many seconds."
+        default=5,
+        ge=1,
+        description="An idle keep-alive connection is closed after this many seconds; so is one whose request was "
+        "answered before its body had all arrived (a 401 before an unread body) and whose body does not end within it.",
     )
     max_connections_per_address: int | None = Field(
         default=100,
@@ -128,8 +139,8 @@ class Settings(BaseSettings):
     allowed_hosts: str = Field(
         default="",
         description="The names (comma-separated; any port) a request's Host may give; `*`: any. Empty (the default): "
-        "localhost, 127.0.0.1 and [::1] with BJAUDIT_DEV_ANONYMOUS, any name otherwise. Other Hosts get 400 (a "
-        "DNS-rebinding page on the loopback).",
+        "localhost, 127.0.0.1, [::1] and the address listened on with BJAUDIT_DEV_ANONYMOUS, any name otherwise. "
+        "Other Hosts get 400 (a DNS-rebinding page on the loopback).",
     )
     trusted_proxies: str = Field(
         default="",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 import zlib
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -186,8 +187,8 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         400: "The upload was cut off (client gone, truncated gzip, Content-Length mismatch): nothing accepted; "
         "the failed batch is recorded under `batch_id`.",
         404: "No such batch.",
-        408: "The upload stalled (nothing arrived for BJAUDIT_UPLOAD_IDLE_SECONDS): nothing accepted; the failed "
-        "batch is recorded under `batch_id`.",
+        408: "The upload stalled (nothing arrived for BJAUDIT_UPLOAD_IDLE_SECONDS) or came too slowly (under "
+        "BJAUDIT_UPLOAD_MIN_BYTES_PER_SECOND): nothing accepted; the failed batch is recorded under `batch_id`.",
         413: "The upload is over a BJAUDIT_BATCH_MAX_* limit (`setting` names it): nothing accepted. (A line over "
         "BJAUDIT_MAX_BODY_BYTES is rejected alone, in the results.)",
         415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none (a gzipped body must say so).",
@@ -211,6 +212,32 @@ UPLOAD_BODY: dict[str, Any] = {
         "content": {NDJSON: {"schema": {"type": "string", "format": "binary"}}},
     }
 }
+
+
+class _Pace:
+    """How long an upload may keep the service waiting for its next bytes: never more than BJAUDIT_UPLOAD_IDLE_SECONDS
+    at once, and in all at most BJAUDIT_BODY_TIMEOUT_SECONDS plus a second for each BJAUDIT_UPLOAD_MIN_BYTES_PER_SECOND
+    bytes received (a body trickled a byte at a time is cut like any other's). Only the time spent waiting for the
+    client counts, not the time the service spends storing what came."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.grace = settings.body_timeout_seconds
+        self.rate = settings.upload_min_bytes_per_second
+        self.waited = 0.0
+        self.received = 0
+        self.rule = (
+            f"after the first {self.grace:g} s an upload must average {self.rate} bytes a second, "
+            "BJAUDIT_UPLOAD_MIN_BYTES_PER_SECOND"
+        )
+
+    def wait(self, idle: float) -> float:
+        if not self.rate:
+            return idle
+        return max(0.0, min(idle, self.grace + self.received / self.rate - self.waited))
+
+    def took(self, seconds: float, size: int) -> None:
+        self.waited += seconds
+        self.received += size
 
 
 def _refuse_undeclared_gzip(head: bytearray, encoding: str) -> None:
@@ -272,25 +299,35 @@ async def upload_batch(request: Request, who: Submitter) -> Response:
     )
     run = anyio.to_thread.run_sync
     idle = settings.upload_idle_seconds
+    pace = _Pace(settings)
     try:
         buf = bytearray()
         first = True
         stream = request.stream().__aiter__()
         while True:
+            wait = pace.wait(idle)
+            began = time.monotonic()
             try:
-                with anyio.fail_after(idle):
+                with anyio.fail_after(wait):
                     data = await stream.__anext__()
             except StopAsyncIteration:
                 break
             except TimeoutError:
+                pace.took(wait, 0)
+                said = (
+                    f"The upload stalled: nothing arrived for {idle:g} s"
+                    if wait >= idle
+                    else f"The upload is too slow: {pace.received} bytes came in {pace.waited:.0f} s "
+                    f"({pace.rule})"
+                )
                 with anyio.CancelScope(shield=True):
-                    await run(writer.fail, f"The upload stalled: nothing arrived for {idle:g} s.")
+                    await run(writer.fail, said + ".")
                 raise RequestTimeout(
-                    f"The upload stalled: nothing arrived for {idle:g} s; nothing was accepted (the failed batch is "
-                    "recorded). Send it again.",
+                    f"{said}; nothing was accepted (the failed batch is recorded). Send it again.",
                     extra={"batch_id": writer.batch_id},
                     headers={"Connection": "close"},
                 ) from None
+            pace.took(time.monotonic() - began, len(data))
             buf += data
             if len(buf) >= FEED_BYTES:
                 if first:

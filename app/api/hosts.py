@@ -3,7 +3,8 @@
 A page on ``attacker.example`` whose name the attacker then points at 127.0.0.1 (DNS rebinding) sends its requests
 to a service on the loopback with ``Host: attacker.example``: with ``BJAUDIT_DEV_ANONYMOUS`` that minted an admin
 key. ``BJAUDIT_ALLOWED_HOSTS`` lists the names (any port; ``*``: any). By default, with ``BJAUDIT_DEV_ANONYMOUS`` (which
-serves the loopback only) the service answers only ``localhost``, ``127.0.0.1`` and ``[::1]``; without it, any name:
+serves the loopback only) the service answers only ``localhost``, ``127.0.0.1``, ``[::1]`` and the address it was
+reached on (the one it listens on: ``127.0.0.2`` when bound there); without it, any name:
 everything but health and the documents needs a key or a session cookie (SameSite=Strict), which a rebinding page
 does not have. Set the list in production all the same.
 """
@@ -48,24 +49,31 @@ def host_name(header: str) -> str:
 
 
 class HostGuard:
-    def __init__(self, app: ASGIApp, allowed: frozenset[str] | None) -> None:
-        self.app, self.allowed = app, allowed
+    """``allowed``: the names answered (None: any); ``own_address``: the address a request reached the service on too
+    (the default list's "bound host")."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str] | None, own_address: bool = False) -> None:
+        self.app, self.allowed, self.own_address = app, allowed, own_address
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.allowed is None or scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
-        if host_name(host) in self.allowed:
+        name = host_name(host)
+        server = scope.get("server")
+        if name in self.allowed or (
+            self.own_address and server and name == str(server[0]).lower().strip("[]")
+        ):
             await self.app(scope, receive, send)
             return
+        names = set(self.allowed) | ({str(server[0]).lower()} if self.own_address and server else set())
         body = orjson.dumps(
             {
                 "type": PROBLEM_TYPE_PREFIX + "host-not-allowed",
                 "title": "The Host header names another server",
                 "status": 400,
-                "detail": f"This service answers to {', '.join(sorted(self.allowed))} (BJAUDIT_ALLOWED_HOSTS), not to "
-                f"{host!r}.",
+                "detail": f"This service answers to {', '.join(sorted(names))} (BJAUDIT_ALLOWED_HOSTS), not to {host!r}.",
             }
         )
         await send(

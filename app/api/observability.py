@@ -277,7 +277,10 @@ def install(app: FastAPI) -> None:
 
     def build_observed() -> ASGIApp:
         return Observe(
-            HostGuard(build(), allowed), access=settings.access_log, count=count, routes=app.routes
+            HostGuard(build(), allowed, own_address=not settings.allowed_hosts.strip()),
+            access=settings.access_log,
+            count=count,
+            routes=app.routes,
         )
 
     app.build_middleware_stack = build_observed  # type: ignore[method-assign]

@@ -7,7 +7,11 @@
   closed, so that sockets that never finish their headers cannot hold every connection slot (uvicorn waits for them
   for ever; its keep-alive timeout only runs between requests);
 - a cap on the connections one address holds at once (``BJAUDIT_MAX_CONNECTIONS_PER_ADDRESS``, per process): one
-  over it is closed at once, so that one client cannot take the slots of all.
+  over it is closed at once, so that one client cannot take the slots of all;
+- a request answered before its body has all arrived (a 401 before an unread body, a page that takes none): the rest of
+  the body must arrive within ``BJAUDIT_KEEP_ALIVE_SECONDS`` of the answer, or the connection is closed. uvicorn drops
+  such a body as it comes and waits for it for ever: each byte of it cancels the keep-alive timeout, so one byte after
+  the answer held the connection open.
 
 `bjaudit serve` runs it; nothing else of uvicorn changes.
 """
@@ -42,6 +46,8 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._headers_timer: asyncio.TimerHandle | None = None
+        self._in_headers = False
+        self._unread_timer: asyncio.TimerHandle | None = None
         self._address: str | None = None
         if ProblemHttpToolsProtocol._limits is None:
             settings = get_settings()
@@ -85,6 +91,7 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_headers_timer()
+        self._end_unread_wait()
         if self._address is not None:
             self._open[self._address] -= 1
             if self._open[self._address] <= 0:
@@ -105,15 +112,49 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._in_headers = True
         self._arm_headers_timer()
 
     def on_headers_complete(self) -> None:
+        self._in_headers = False
         self._disarm_headers_timer()
         super().on_headers_complete()
 
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        # The body of a request answered early has ended in time: the connection is kept alive again.
+        if self._unread_timer is not None:
+            self._end_unread_wait()
+            if not self.transport.is_closing() and self.timeout_keep_alive_task is None:
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.timeout_keep_alive_handler
+                )
+
     def on_response_complete(self) -> None:
-        self._disarm_headers_timer()  # between requests uvicorn's keep-alive timeout runs
+        # With no request queued behind it, the request answered is the last one parsed (a queued one was parsed
+        # after its body ended).
+        unread = not self.pipeline and self.cycle is not None and self.cycle.more_body
         super().on_response_complete()
+        if self.transport.is_closing():
+            return
+        if unread:
+            self._unread_timer = self.loop.call_later(self.timeout_keep_alive, self._unread_too_slow)
+        # Between requests uvicorn's keep-alive timeout runs; a next request's headers already coming (pipelined) keep
+        # their deadline, or get one if it passed while the request before them was being answered.
+        if not self._in_headers:
+            self._disarm_headers_timer()
+        elif self._headers_timer is None:
+            self._arm_headers_timer()
+
+    def _end_unread_wait(self) -> None:
+        if self._unread_timer is not None:
+            self._unread_timer.cancel()
+            self._unread_timer = None
+
+    def _unread_too_slow(self) -> None:
+        self._unread_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
 
     def _headers_too_slow(self) -> None:
         self._headers_timer = None

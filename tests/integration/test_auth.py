@@ -4,6 +4,7 @@ limits; anonymous development access only on loopback; the quickstart's first ke
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
 from app.api import auth
+from app.api.hosts import HostGuard, allowed_hosts
 from app.config import Settings
 from app.main import StartupError, create_app, first_key
 from app.store.migrate import upgrade_head
@@ -526,3 +528,37 @@ def test_an_address_sending_wrong_keys_is_slowed_down(database_url: str, engine:
         assert c.get("/v1/rounds", headers=bearer(database_url, "default", ["read"])).status_code == 200
     with TestClient(app, raise_server_exceptions=False, client=("10.9.8.6", 1)) as other:
         assert other.get("/v1/rounds", headers=bearer(database_url, "default", ["read"])).status_code == 200
+
+
+def test_a_development_service_answers_to_the_address_it_is_bound_on() -> None:
+    """Issue 20, P2: the default list is the loopback's names and the address the service listens on (a development
+    service on 127.0.0.2 answers to Host: 127.0.0.2); a rebinding page's name still gets 400."""
+    default = HostGuard(_ok, allowed_hosts("", True), own_address=True)
+    assert _status(default, b"127.0.0.2:8000", "127.0.0.2") == 200
+    assert _status(default, b"localhost:8000", "127.0.0.2") == 200
+    assert _status(default, b"[::1]:8000", "::1") == 200
+    assert _status(default, b"127.0.0.2:8000", "127.0.0.1") == 400  # not the address it was reached on
+    assert _status(default, b"attacker.example:8000", "127.0.0.2") == 400
+    named = HostGuard(_ok, allowed_hosts("dev.test", True), own_address=False)  # a list set: its names only
+    assert _status(named, b"127.0.0.2:8000", "127.0.0.2") == 400
+    assert _status(named, b"dev.test", "127.0.0.2") == 200
+
+
+def _status(guard: HostGuard, host: bytes, server: str) -> int:
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    asyncio.run(
+        guard({"type": "http", "headers": [(b"host", host)], "server": (server, 8000)}, receive, send)
+    )
+    return int(sent[0]["status"])
+
+
+async def _ok(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b""})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import socket
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +93,113 @@ def test_a_stalled_upload_is_408_and_recorded_as_failed(live: tuple[str, int, Pa
     batch = httpx.get(f"{base}/v1/batches/{problem['batch_id']}", headers=live_auth(live[2].parent)).json()
     assert batch["state"] == "failed" and "stalled" in batch["error"]
     assert took < 10
+
+
+def _trickled_upload(
+    live: tuple[str, int, Path], pieces: list[bytes], every: float
+) -> tuple[int, dict[str, object]]:
+    """A batch upload sent in ``pieces``, one every ``every`` s (each a chunk of the chunked encoding): its answer."""
+    _, port, _ = live
+    head = (
+        b"POST /v1/batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+        b"Transfer-Encoding: chunked\r\n" + _auth_line(live) + b"\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
+        s.sendall(head)
+        s.setblocking(False)
+        answer = b""
+        for piece in [*pieces, b""]:
+            try:
+                s.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            except OSError:
+                break
+            time.sleep(every)
+            try:
+                answer += s.recv(65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                break
+            if answer:
+                break
+        s.settimeout(10)
+        while not answer.rstrip().endswith(b"}"):
+            piece = s.recv(65536)
+            if not piece:
+                break
+            answer += piece
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), json.loads(body)
+
+
+def test_an_upload_trickled_a_byte_at_a_time_is_408_and_a_steady_one_is_taken(
+    live: tuple[str, int, Path],
+) -> None:
+    """A batch upload whose bytes trickled in, each within BJAUDIT_UPLOAD_IDLE_SECONDS of the last, held its connection
+    as long as it liked: an upload must now average BJAUDIT_UPLOAD_MIN_BYTES_PER_SECOND (1024) after the first
+    BJAUDIT_BODY_TIMEOUT_SECONDS (1 s here). One that keeps a steady pace is taken, however long it takes."""
+    base, _, _ = live
+    started = time.monotonic()
+    status, problem = _trickled_upload(live, [b"{"] * 40, 0.2)
+    assert status == 408 and time.monotonic() - started < 3, (status, problem)
+    assert "The upload is too slow" in str(problem["detail"])
+    assert "BJAUDIT_UPLOAD_MIN_BYTES_PER_SECOND" in str(problem["detail"])
+    batch = httpx.get(f"{base}/v1/batches/{problem['batch_id']}", headers=live_auth(live[2].parent)).json()
+    assert batch["state"] == "failed" and "too slow" in batch["error"]
+    lines = b"".join(dumps(d) + b"\n" for d in legal_rounds(12, seed=3))
+    pieces = [lines[i : i + 400] for i in range(0, len(lines), 400)]  # 4,000 bytes a second
+    assert len(pieces) * 0.1 > 2  # longer than the first BJAUDIT_BODY_TIMEOUT_SECONDS, twice over
+    status, body = _trickled_upload(live, pieces, 0.1)
+    assert status == 202, body
+
+
+def _count(db: Path, sql: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute(sql).fetchone()[0])
+
+
+def test_an_upload_whose_client_goes_stops_and_leaves_nothing(tmp_path: Path) -> None:
+    """Issue 20, failure 3: the work of an upload went on after its client had gone. The client sends lines enough for
+    chunks to be stored, then closes the connection in the middle of the body: the upload stops at once (not at
+    BJAUDIT_UPLOAD_IDLE_SECONDS), its chunks are removed, nothing is audited, and the batch is recorded as failed,
+    saying why."""
+    db = tmp_path / "db.sqlite3"
+    env = {
+        "DATABASE_URL": f"sqlite:///{db}",
+        "BJAUDIT_UPLOAD_IDLE_SECONDS": "30",
+        "BJAUDIT_BATCH_CHUNK_LINES": "100",
+    }
+    lines = b"".join(dumps(d) + b"\n" for d in legal_rounds(1000, seed=42))
+    assert (
+        len(lines) > 1 << 20
+    )  # over what the service hands the writer at once: chunks of 100 lines are stored
+    uploading = (
+        "SELECT count(*) FROM batch_chunks c JOIN batches b ON b.id = c.batch_id WHERE b.received_at IS NULL"
+    )
+    with live_service(tmp_path, env) as (_, port):
+        head = (
+            b"POST /v1/batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+            + f"Content-Length: {2 * len(lines)}\r\nAuthorization: Bearer {live_key(tmp_path)}\r\n\r\n".encode()
+        )
+        with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
+            s.sendall(head + lines)
+            deadline = time.monotonic() + 10
+            while _count(db, uploading) == 0:
+                assert time.monotonic() < deadline, "no chunk was stored"
+                time.sleep(0.05)
+            batch = _query_one(db, "SELECT id FROM batches WHERE received_at IS NULL")
+        gone = time.monotonic()
+        while _query_one(db, f"SELECT state FROM batches WHERE id = '{batch}'") != "failed":
+            assert time.monotonic() - gone < 5, "the upload went on after its client had gone"
+            time.sleep(0.02)
+        assert "disconnected" in _query_one(db, f"SELECT error FROM batches WHERE id = '{batch}'")
+        assert _count(db, "SELECT count(*) FROM batch_chunks") == 0
+        assert _count(db, "SELECT count(*) FROM rounds") == 0
+
+
+def _query_one(db: Path, sql: str) -> str:
+    with sqlite3.connect(db) as conn:
+        return str(conn.execute(sql).fetchone()[0])
 
 
 def test_too_many_connections_get_503_and_the_service_recovers(live: tuple[str, int, Path]) -> None:

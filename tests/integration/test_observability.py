@@ -505,3 +505,24 @@ def test_a_path_with_a_newline_is_one_text_log_line(client: TestClient) -> None:
     lines = stream.getvalue().splitlines()
     assert len(lines) == 1, lines
     assert "\\n2026-12-04 10:00:00,000 INFO" in lines[0] and "\\r\\u202ex" in lines[0], lines
+
+
+def test_bjaudit_serve_writes_a_path_with_a_newline_on_one_text_log_line(tmp_path: Path) -> None:
+    """Issue 20, failure 5, end to end: `bjaudit serve` with BJAUDIT_LOG_FORMAT=text (uvicorn's log config, the access
+    log) writes a request for a path with a %0A in it as one line, the newline written out (a route's path is logged
+    as its template, /v1/rounds/{round_id}: a path no route takes is logged as it came)."""
+    env = {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "BJAUDIT_LOG_FORMAT": "text",
+        "BJAUDIT_ACCESS_LOG": "true",
+    }
+    with live_service(tmp_path, env) as (base, port):
+        assert httpx.get(base + "/v1/roundz/x%0Afake%20line").status_code == 404
+        log = tmp_path / f"serve-{port}.log"
+        deadline = time.monotonic() + 5
+        while "fake line" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+    lines = [line for line in log.read_text().splitlines() if "fake" in line]
+    assert len(lines) == 1 and "/v1/roundz/x\\nfake line" in lines[0], lines
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO bjaudit\.access: ", lines[0]), lines
