@@ -259,19 +259,15 @@ def _safe(source: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in source).lstrip(".") or "_"
 
 
-def sign_and_publish(
-    session: Session, key: Ed25519PrivateKey, sinks: Sequence[str], sources: Sequence[str] | None = None
+def latest_heads(
+    session: Session, key: Ed25519PrivateKey, sources: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
-    """Sign a head of every source whose log grew (or of ``sources``) and publish it; the heads signed."""
-    out = []
-    for source in sources if sources is not None else chain.sources(session):
-        if chain.head(session, source) is None:
-            continue
-        before = tree.latest_head(session, source)
-        doc = sign_head(session, source, key)
-        if before is None or before.seq != int(doc["seq"]):
-            out.append(doc)
-    return out
+    """The latest signed head of every source with a log (or of ``sources``), signed now where the log grew."""
+    return [
+        sign_head(session, source, key)
+        for source in (sources if sources is not None else chain.sources(session))
+        if chain.head(session, source) is not None
+    ]
 
 
 def checkpoint_at(session: Session, source: str, seq: int, root: bytes) -> Any:
@@ -296,22 +292,27 @@ def checkpoint_at(session: Session, source: str, seq: int, root: bytes) -> Any:
 
 
 class Publisher:
-    """Signs and publishes the heads of the sources whose log grew, to the configured witnesses."""
+    """Signs and publishes, to the configured witnesses, each source's latest head this process has not published yet."""
 
     def __init__(self, key_file: str, sinks: Sequence[str]) -> None:
         self.key_file, self.sinks = key_file, tuple(sinks)
+        self.published: dict[str, int] = {}
+        """The size of the last head published, per source, by this process (a head signed meanwhile for a proof or
+        an export is published too: a witness must hold every head the service gave out, or it cannot check it)."""
 
     def publish_now(self, db: Any, sources: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Publish each source's latest head that is newer than the last this process published; the heads sent."""
         from app.usecases.integrity import load_signing_key
 
         key = load_signing_key(self.key_file)
-        with (
-            db.session() as session
-        ):  # committed before it is published: a witness never holds an unsaved head
-            docs = sign_and_publish(session, key, self.sinks, sources)
-        for doc in docs:
-            publish(doc, self.sinks)
-        return docs
+        # committed before it is published: a witness never holds an unsaved head
+        with db.session() as session:
+            docs = latest_heads(session, key, sources)
+        fresh = [d for d in docs if int(d["seq"]) > self.published.get(str(d["source"]), 0)]
+        for doc in fresh:
+            if not publish(doc, self.sinks):
+                self.published[str(doc["source"])] = int(doc["seq"])
+        return fresh
 
 
 PUBLISHER: Publisher | None = None

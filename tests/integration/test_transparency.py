@@ -342,3 +342,19 @@ def test_the_application_role_cannot_raise_a_keys_scopes_nor_rewrite_batch_resul
     ):
         conn.execute("UPDATE batch_results SET outcome = 'stored' WHERE false")
     assert "is append-only" in str(no.value)
+
+
+def test_a_head_signed_for_a_proof_is_published_to_the_witness_too(
+    db: Database,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A witness must hold every head the service gave out: one signed on demand (a proof, an export) between two
+    publications, with no entry after it, was never published (the publisher only published heads it signed)."""
+    submit_session(db, _records(3, 13))
+    publisher = transparency.Publisher(str(tmp_path / "key.pem"), [str(tmp_path / "witness")])
+    key = integrity.load_signing_key(tmp_path / "key.pem")
+    with db.session() as s:
+        given = transparency.sign_head(s, SOURCE, key)  # as GET /v1/rounds/{id}/proof does
+    assert [d["seq"] for d in publisher.publish_now(db)] == [3]
+    assert orjson.loads((tmp_path / "witness" / SOURCE / "000000000003.json").read_bytes()) == given
+    assert publisher.publish_now(db) == []  # published once
