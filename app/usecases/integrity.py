@@ -33,7 +33,7 @@ import binascii
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -382,12 +382,14 @@ class Context:
     keys: frozenset[str]
 
 
-def _context(session: Session, rows: Sequence[Any]) -> Context:
+def _context(session: Session, rows: Sequence[Any], jobs: dict[str, chain.ReauditJob]) -> Context:
+    """``jobs``: the re-audit jobs read for earlier pages, added to (a job's rounds are read once per walk, not once
+    per page that holds one of its audits)."""
     ids = [int(r.r_elections_id) for r in rows if r.r_id is not None and r.r_elections_id is not None]
     ids += [int(r.a_elections_id) for r in rows if r.a_id is not None and r.a_elections_id is not None]
-    jobs = chain.reaudit_jobs(
-        session, [r.a_reaudit_id for r in rows if r.a_id is not None and r.a_reaudit_id]
-    )
+    unread = sorted({r.a_reaudit_id for r in rows if r.a_id is not None and r.a_reaudit_id} - jobs.keys())
+    if unread:
+        jobs.update(chain.reaudit_jobs(session, unread))
     named = sorted({k for j in jobs.values() if (k := _key_named(j.requested_by)) is not None})
     return Context(
         chain.registrations_by_id(session, ids), jobs, frozenset(chain.existing_key_ids(session, named))
@@ -516,6 +518,7 @@ class Checkpoint:
 def _entries(
     session: Session, source: str, after: int, upto: int, page: int, replay: bool, walk: _Walk
 ) -> Iterator[Entry]:
+    jobs: dict[str, chain.ReauditJob] = {}
     while after < upto:
         rows = chain.entries_page(session, source, after, upto, page)
         after = min(after + page, upto)  # a range of seqs: a page with entries deleted is shorter, or empty
@@ -524,7 +527,7 @@ def _entries(
         pks = [int(r.r_id) for r in rows if r.r_id is not None]
         pks += [int(r.a_round_pk) for r in rows if r.a_id is not None]
         findings = chain.findings_of(session, pks)
-        ctx = _context(session, rows) if replay else None
+        ctx = _context(session, rows, jobs) if replay else None
         for r in rows:
             yield walk.passing(_entry(r, findings, ctx))
         if walk.out_of_time():
@@ -601,19 +604,11 @@ class _Walk:
         received = e.received_at
         if received is not None:
             if self.received is not None and received < self.received - RECEIVED_SLACK:
-                e = Entry(
-                    e.seq,
-                    e.kind,
-                    e.label,
-                    e.digest,
-                    e.hash,
-                    e.row_digest,
-                    (
-                        *e.row_problems,
-                        f"received {chain.timestamp(received)}, before the round appended ahead of it "
-                        f"(received {chain.timestamp(self.received)}): it was put in the chain afterwards",
-                    ),
+                late = (
+                    f"received {chain.timestamp(received)}, before the round appended ahead of it "
+                    f"(received {chain.timestamp(self.received)}): it was put in the chain afterwards"
                 )
+                e = replace(e, row_problems=(*e.row_problems, late))
             else:
                 self.received = received if self.received is None else max(self.received, received)
         head = self.heads.get(e.seq)
