@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,15 @@ def witnessed(
         transparency.PUBLISHER = None
 
 
+def published(folder: Path, timeout: float = 30.0) -> list[Path]:
+    """The heads in a witness's folder, once there is one. The batch reads ``done`` as its last chunk commits; the
+    head is signed and published just after, by the worker that stored that chunk (CI once looked in between)."""
+    deadline = time.monotonic() + timeout
+    while not (heads := sorted(folder.glob("*.json"))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return heads
+
+
 def test_the_end_of_a_batch_publishes_its_sources_signed_head(
     witnessed: tuple[TestClient, Path, Settings],
 ) -> None:
@@ -47,7 +57,7 @@ def test_the_end_of_a_batch_publishes_its_sources_signed_head(
     )
     assert r.status_code == 202, r.text
     assert wait_done(client, r.json()["batch_id"])["state"] == "done"
-    heads = sorted((witness / "default").glob("*.json"))
+    heads = published(witness / "default")
     assert heads and heads[-1].name == "000000000010.json", heads
     head = orjson.loads(heads[-1].read_bytes())
     trusted = integrity.raw_public_key(integrity.load_signing_key(settings.signing_key_file))
