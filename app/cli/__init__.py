@@ -257,7 +257,7 @@ def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
             target.write(b"\n".join(buf) + b"\n")
         target.flush()
     finally:
-        if target is not sys.stdout.buffer:
+        if args.output != "-":
             target.close()
     return 0
 
