@@ -196,13 +196,14 @@ def profile_submit(url: str, n: int, concurrency: int, top: int) -> None:
 def ladder(url: str, n: int, concurrency: int, repeats: int = 3) -> None:
     from app.api import deps
     from app.main import create_app
+    from app.usecases import offline
     from app.usecases import rounds as round_cases
 
     key = make_key(url)
     settings = Settings(database_url=url, embedded_workers=0, access_log=False, rate_limit="1000000/second")
     app = create_app(settings)
     bodies = [orjson.dumps(r) for r in generate_rounds(n * (2 * repeats + 1) + 400, seed=20261203)]
-    answer = round_cases.audit(bodies[0]).body
+    answer = offline.audit(bodies[0]).body
     submit = deps.SingleRounds.submit
     step = ["whole"]
 
@@ -210,7 +211,7 @@ def ladder(url: str, n: int, concurrency: int, repeats: int = 3) -> None:
         if step[0] == "whole":
             return await submit(self, record, source, key_id)
         if step[0] == "parse and audit":
-            round_cases.audit_read(round_cases.read_round(record), None)
+            offline.audit_read(offline.read_round(record), None)
         return round_cases.Submitted(True, "R-1", "US-NJ", answer)
 
     headers = [

@@ -14,159 +14,37 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import UTC, datetime
 from typing import IO, Any
-
-import orjson
-
-from app.domain.checks.words import money
-from app.domain.model import Round
-from app.jurisdictions import RULESETS
-from app.usecases import rounds as round_cases
-from app.usecases.auditing import ENGINE_VERSION, catalogue, rulesets
-from app.usecases.errors import ServiceError, problem_body
-from app.usecases.what_if import WhatIf, what_if
-from app.wire.instants import instant
-from app.wire.reading import RecordText, UnreadableFile, read_records
 
 EXIT_COMPLIANT, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+class _Version(argparse.Action):
+    """``--version``, with the engine's version read only when asked (it imports the engine)."""
 
-    try:
-        return version("bjaudit")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown"
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
 
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from app import __version__
+        from app.usecases.auditing import ENGINE_VERSION
 
-def _audit_one(rec: RecordText, asked: WhatIf | None = None) -> tuple[dict[str, Any], int]:
-    """One output line for one input record, and the exit status it calls for."""
-    try:
-        done = round_cases.audit(rec.text, None, asked)
-    except ServiceError as exc:
-        line = {
-            "round_id": exc.extra.get("round_id"),
-            "source": rec.where,
-            "error": problem_body(exc),
-        }
-        return line, EXIT_UNREADABLE
-    _warn_if_ahead(done.round, rec.where)
-    result = done.result
-    return result, (EXIT_COMPLIANT if result["verdict"] == "compliant" else EXIT_FINDINGS)
-
-
-def _warn_if_ahead(rnd: Round, where: str) -> None:
-    """The offline audit has no moment of receipt: a round played more than 5 minutes after now, which the service
-    would refuse (round-v1 section 2.3), is audited with a warning on stderr."""
-    now = datetime.now(UTC).replace(microsecond=0)
-    ahead = round_cases.too_far_ahead(rnd, now)
-    if ahead is not None:
-        print(
-            f"bjaudit: warning: round {rnd.round_id} ({where}): played_at {rnd.played_at.isoformat()} is "
-            f"{round_cases.duration(ahead)} after now ({round_cases.iso_utc(now)}): it cannot have been played yet, "
-            "and the service would refuse it; audited anyway",
-            file=sys.stderr,
-        )
-
-
-def _what_if(args: argparse.Namespace) -> WhatIf | None:
-    """The what-if of --ruleset and --elections; :class:`ServiceError` when one cannot be used."""
-    return what_if(args.ruleset, args.elections)
+        sys.stdout.write(f"bjaudit {__version__} (engine {ENGINE_VERSION}, round format v1)\n")
+        parser.exit()
 
 
 def cmd_audit(args: argparse.Namespace, out: IO[str]) -> int:
-    try:
-        asked = _what_if(args)
-    except ServiceError as exc:
-        print(f"bjaudit: {exc.detail}", file=sys.stderr)
-        for e in exc.errors or ():
-            where = f" {e['pointer']}" if e.get("pointer") else ""
-            print(f"  --{e['parameter']}{where}: {e['detail']}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    status = EXIT_COMPLIANT
-    counts = {"compliant": 0, "violations": 0, "unreplayable": 0, "error": 0}
-    for rec in read_records(args.paths):
-        line, code = _audit_one(rec, asked)
-        status = max(status, code)
-        counts["error" if "error" in line else line["verdict"]] += 1
-        if args.format == "text":
-            out.write(_text(line))
-        else:
-            out.write(orjson.dumps(line).decode() + "\n")
-    if args.format == "text":
-        total = sum(counts.values())
-        out.write(
-            f"{total} round{'s' if total != 1 else ''}: {counts['compliant']} compliant, {counts['violations']} with "
-            f"violations, {counts['unreplayable']} unreplayable, {counts['error']} unreadable\n"
-        )
-    return status
+    from app.cli.audit import audit_files
 
-
-def _text(line: dict[str, Any]) -> str:
-    if "error" in line:
-        err = line["error"]
-        rows = [f"{line.get('round_id') or '(no round_id)'}  UNREADABLE  ({line['source']}): {err['detail']}"]
-        rows += [f"    {_where(e)}: {e['detail']}" for e in err.get("errors", [])]
-        return "\n".join(rows) + "\n\n"
-    elections = f"elections from {line['elections_source']}"
-    if "elections_what_if" in line:
-        elections += f", what-if {orjson.dumps(line['elections_what_if']).decode()}"
-    head = f"{line['round_id']}  {line['jurisdiction']}  {line['verdict'].upper()}  ({line['ruleset']}; {elections})"
-    if "ruleset_in_force" in line:
-        head += "  WHAT-IF: " + (
-            "the ruleset in force" if line["ruleset_in_force"] else "NOT the ruleset in force at played_at"
-        )
-    rows = [head]
-    if line.get("void"):
-        void = line["void"]
-        rows.append(f"  VOID at event {void['event']} ({void['reason'].replace('_', ' ')})")
-    currency = _currency(line["jurisdiction"])
-    for f in line["findings"]:
-        where = f"event {f['event']}" if f["event"] is not None else "no event"
-        rows.append(f"  {where:<9} {f['hand'] or '':<7} {f['rule']} [{f['citation_status']}]  {f['title']}")
-        rows.append(f"            {f['message']}")
-        expected, actual = f["expected"], f["actual"]
-        if _is_net(expected) and _is_net(actual):  # the player's net on a bet (section 2.2)
-            tail = f"expected: {_net(expected, currency)}   actual: {_net(actual, currency)}"
-        else:
-            tail = f"expected: {expected}   actual: {actual}"
-        if f.get("corrected_by") is not None:
-            tail += f"   corrected at event {f['corrected_by']}: {_net(f['corrected_actual'], currency)}"
-        if f.get("amount_delta") is not None:
-            delta = f["amount_delta"]
-            tail += "   " + (
-                f"owed to the player: {money(delta, currency)}"
-                if delta >= 0
-                else f"owed by the player: {money(-delta, currency)}"
-            )
-        rows.append(f"            {tail}")
-    return "\n".join(rows) + "\n\n"
-
-
-def _is_net(value: Any) -> bool:
-    return type(value) is int
-
-
-def _net(net: int, currency: str) -> str:
-    """A net to the player in words: ``+$37.50`` paid, ``-$25.00`` collected, ``$0.00``."""
-    return ("+" if net > 0 else "") + money(net, currency)
-
-
-def _currency(jurisdiction: str) -> str:
-    rulesets = RULESETS.get(jurisdiction)
-    return str(rulesets[0].params.get("currency", "")) if rulesets else ""
-
-
-def _where(e: dict[str, Any]) -> str:
-    if "parameter" in e:
-        return f"--{e['parameter']}" + (f" {e['pointer']}" if e.get("pointer") else "")
-    return str(e.get("pointer") or "/")
+    return audit_files(args, out)
 
 
 def cmd_rulesets(args: argparse.Namespace, out: IO[str]) -> int:
+    import orjson
+
+    from app.usecases.auditing import rulesets
+
     listed = rulesets()
     if args.format == "json":  # the document GET /v1/rulesets answers
         out.write(orjson.dumps({"rulesets": listed}, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -179,6 +57,10 @@ def cmd_rulesets(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_rules(args: argparse.Namespace, out: IO[str]) -> int:
+    import orjson
+
+    from app.usecases.auditing import catalogue
+
     rules = catalogue(args.jurisdiction)
     if args.format == "json":  # the document GET /v1/rules answers
         out.write(orjson.dumps({"rules": rules}, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -333,9 +215,13 @@ def cmd_keys(args: argparse.Namespace, out: IO[str]) -> int:
 
 def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
     import random
+    from datetime import UTC, datetime
+
+    import orjson
 
     from app.synth.generator import VALIDITY, earliest_end, generate_rounds
     from app.synth.mutator import mutate
+    from app.wire.instants import instant
 
     until = datetime.now(UTC) if args.until is None else instant(args.until)
     if until is None:
@@ -371,7 +257,7 @@ def cmd_generate(args: argparse.Namespace, out: IO[str]) -> int:
             target.write(b"\n".join(buf) + b"\n")
         target.flush()
     finally:
-        if target is not sys.stdout.buffer:
+        if args.output != "-":
             target.close()
     return 0
 
@@ -386,9 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  bjaudit audit nz-2026.round.json --ruleset NZ@1994-10-31   # a what-if: bjaudit rulesets lists them",
     )
     p.add_argument(
-        "--version",
-        action="version",
-        version=f"bjaudit {_version()} (engine {ENGINE_VERSION}, round format v1)",
+        "--version", action=_Version, help="print the version of bjaudit and of its engine, and exit"
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -581,7 +465,4 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_COMPLIANT
     except FileNotFoundError as exc:
         print(f"bjaudit: {exc.filename}: no such file", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except UnreadableFile as exc:
-        print(f"bjaudit: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE

@@ -259,12 +259,11 @@ def cmd_check_evidence(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _replay(record: bytes, elections_id: int | None, rules: str | None) -> tuple[str, str]:
-    from app.usecases import auditing
-    from app.usecases import rounds as round_cases
+    from app.usecases import auditing, offline
 
-    rnd = round_cases.read_round(record)
+    rnd = offline.read_round(record)
     registered = None if rules is None or elections_id is None else (elections_id, dict(orjson.loads(rules)))
-    return round_cases.audit_read(rnd, registered).body.decode(), auditing.ENGINE_VERSION
+    return offline.audit_read(rnd, registered).body.decode(), auditing.ENGINE_VERSION
 
 
 def cmd_integrity(args: argparse.Namespace, out: IO[str]) -> int:

@@ -42,7 +42,7 @@ from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
-from app.usecases import reaudits, transparency
+from app.usecases import offline, reaudits, transparency
 from app.usecases import rounds as round_cases
 from app.usecases.errors import RoundConflict, ServiceError, problem_body
 
@@ -469,7 +469,7 @@ class _Line:
     sha: str
     round_id: str
     jurisdiction: str
-    audited: round_cases.Audited
+    audited: offline.Audited
 
 
 def _dialect_insert(session: Session, table: Any) -> Any:
@@ -505,14 +505,14 @@ def _conflict_problem(line: _Line, source: str, stored_sha: str) -> str:
 def audit_lines(
     chunk: bytes,
     first_line: int,
-    registered: round_cases.ElectionsLookup | None = None,
+    registered: offline.ElectionsLookup | None = None,
     received_at: datetime | None = None,
-) -> Iterator[tuple[int, bytes, round_cases.Audited | ServiceError]]:
+) -> Iterator[tuple[int, bytes, offline.Audited | ServiceError]]:
     """Each non-blank line of a chunk with its audit, or the error the single-round API would answer for it.
     ``registered`` finds the registered elections of a round without ``table.rules``, as for a single round;
     ``received_at``, when the service received the batch: a line played more than 5 minutes after it is rejected
     (:func:`app.usecases.rounds.read_round`; None checks nothing)."""
-    audit = round_cases.audit
+    audit = offline.audit
     for i, raw in enumerate(chunk.split(b"\n")):
         if not raw.strip():
             continue
@@ -907,7 +907,7 @@ def pending_chunks(session: Session, batch_id: str | None = None) -> list[tuple[
 
 
 def _iso(ts: datetime | None) -> str | None:
-    return None if ts is None else round_cases.iso_utc(ts)
+    return None if ts is None else offline.iso_utc(ts)
 
 
 def _of_source(batch_id: str, source: str | None) -> Any:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from app.store import chain
 from app.store import elections as elections_repo
 from app.usecases.errors import ElectionsConflict, ElectionsInvalid
-from app.usecases.rounds import iso_utc
+from app.usecases.offline import iso_utc
 from app.wire.elections import RegistrationInvalid, parse_registration
 
 # --- table elections --------------------------------------------------------------------------------------------

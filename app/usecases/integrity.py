@@ -50,8 +50,7 @@ from app.evidence import merkle
 from app.files import create_private
 from app.store import chain, tree
 from app.store import rounds as rounds_repo
-from app.usecases import auditing
-from app.usecases import rounds as round_cases
+from app.usecases import auditing, offline
 from app.usecases.errors import ServiceError
 from app.usecases.rounds import void_reason as void_reason_of
 
@@ -414,7 +413,7 @@ def replay_problems(values: Mapping[str, Any], record: bytes, ctx: Context) -> l
             "and cannot re-run it"
         ]
     try:
-        rnd = round_cases.read_round(record)
+        rnd = offline.read_round(record)
     except ServiceError as exc:
         return [f"its record cannot be read by the engine it names: {exc.detail}"]
     said = {
@@ -441,7 +440,7 @@ def replay_problems(values: Mapping[str, Any], record: bytes, ctx: Context) -> l
             return [f"its audit names registration {values['elections_id']}, of another table"]
         registered = (int(found.id), dict(orjson.loads(found.rules)))
     try:
-        again = round_cases.audit_read(rnd, registered)
+        again = offline.audit_read(rnd, registered)
     except ServiceError as exc:
         return [f"the engine refuses to audit its record: {exc.detail}"]
     if again.body.decode() != values["audit"]:

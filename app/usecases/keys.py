@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from app.store import keys as repo
 from app.usecases.errors import Forbidden, KeyInvalid, KeyNotFound
-from app.usecases.rounds import iso_utc
+from app.usecases.offline import iso_utc
 
 SCOPES = ("submit", "read", "admin")
 PREFIX = "bja_"

@@ -33,6 +33,7 @@ from app.store.models import audits_table as A
 from app.store.models import reaudit_chunks_table as RC
 from app.store.models import reaudits_table as RA
 from app.store.models import rounds_table as R
+from app.usecases import offline
 from app.usecases import rounds as round_cases
 from app.usecases.errors import ServiceError
 from app.wire import reaudit as wire
@@ -69,7 +70,7 @@ class Scope:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            k: (round_cases.iso_utc(v) if isinstance(v, datetime) else v)
+            k: (offline.iso_utc(v) if isinstance(v, datetime) else v)
             for k, v in asdict(self).items()
             if v is not None
         }
@@ -199,14 +200,14 @@ def process_chunk(db: Database, reaudit_id: str, chunk_no: int) -> bool:
 def _reaudit(s: Session, reaudit_id: str, pks: Sequence[int], now: datetime) -> dict[str, int]:
     counts = {"changed": 0, "unchanged": 0, "unreadable": 0}
     rows = s.execute(_ROUNDS.where(R.c.id.in_(pks))).all()
-    lookups: dict[str, round_cases.ElectionsLookup] = {}
-    fresh: list[tuple[Any, round_cases.Audited]] = []
+    lookups: dict[str, offline.ElectionsLookup] = {}
+    fresh: list[tuple[Any, offline.Audited]] = []
     for row in rows:
         registered = lookups.get(row.source)
         if registered is None:
             registered = lookups[row.source] = round_cases.cached_registered_elections(s, row.source)
         try:
-            done = round_cases.audit(bytes(row.record), registered)
+            done = offline.audit(bytes(row.record), registered)
         except ServiceError as exc:
             counts["unreadable"] += 1
             log.warning("re-audit %s: round pk %s cannot be audited now: %s", reaudit_id, row.id, exc.detail)
@@ -233,7 +234,7 @@ def _reaudit(s: Session, reaudit_id: str, pks: Sequence[int], now: datetime) -> 
     return counts
 
 
-def _audit_row(row: Any, done: round_cases.Audited, reaudit_id: str, now: datetime) -> dict[str, Any]:
+def _audit_row(row: Any, done: offline.Audited, reaudit_id: str, now: datetime) -> dict[str, Any]:
     return {
         "round_pk": row.id,
         "audit_no": int(row.audit_no) + 1,
@@ -293,8 +294,8 @@ def status(session: Session, reaudit_id: str, source: str | None = None) -> dict
         "reason": ra.reason,
         "requested_by": ra.requested_by,
         "state": "done" if finished else ("processing" if done_chunks else "queued"),
-        "created_at": round_cases.iso_utc(ra.created_at),
-        "finished_at": None if finished_at is None else round_cases.iso_utc(finished_at),
+        "created_at": offline.iso_utc(ra.created_at),
+        "finished_at": None if finished_at is None else offline.iso_utc(finished_at),
         "chunks": ra.chunk_count,
         "chunks_done": done_chunks,
         "counts": {

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.store import reports as repo
 from app.store.reports import Summary
-from app.usecases.rounds import iso_utc
+from app.usecases.offline import iso_utc
 
 FIGURES = repo.FIGURES
 """The counts and sums of each group and of the totals (in this order, in the JSON and the CSV)."""

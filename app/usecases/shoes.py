@@ -20,7 +20,7 @@ from app.jurisdictions import ruleset_for
 from app.jurisdictions.common import uncited
 from app.store import shoes as repo
 from app.usecases.errors import AmbiguousShoe, InvalidRound, ShoeNotFound, ShoeTooLarge
-from app.usecases.rounds import iso_utc, read_round
+from app.usecases.offline import iso_utc, read_round
 
 MAX_SHOE_ROUNDS = 2000
 """The most rounds one reconciliation reads: a shoe is a few hundred rounds at most (six to eight decks, a few

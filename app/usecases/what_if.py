@@ -18,7 +18,6 @@ from app.domain.rules import Ruleset
 from app.jurisdictions import EVERY_RULESET, alias, ruleset_named
 from app.usecases.auditing import audit_round, in_force
 from app.usecases.errors import InvalidQuery
-from app.wire.elections import ElectionsInvalid, parse_elections
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +52,11 @@ def _named(name: str) -> Ruleset:
 
 
 def _elections(text: str) -> dict[str, Any]:
+    from app.wire.elections import (  # Pydantic: only for a what-if of elections
+        ElectionsInvalid,
+        parse_elections,
+    )
+
     try:
         return parse_elections(text)
     except ElectionsInvalid as exc:

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app.wire.schema import MAX_ID, MAX_MONEY, Problem, Timestamp, problems_from
+from app.wire.forms import MAX_ID, MAX_MONEY
+from app.wire.schema import Problem, Timestamp, problems_from
 from app.wire.strict import key_tokens, merged, repeated_keys, scan
 
 _EXAMPLE: dict[str, Any] = {

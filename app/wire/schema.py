@@ -42,30 +42,23 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, ErrorDetails, PydanticCustomError, core_schema
 from typing_extensions import TypedDict
 
-from app.domain.model import (
-    DEALER,
-    Burn,
-    Deal,
-    Double,
-    EvenMoney,
-    Event,
-    HandId,
-    Hit,
-    Insurance,
-    Peek,
-    Reveal,
-    Round,
-    SeatWager,
-    Settle,
-    Split,
-    Stand,
-    Surrender,
-    Target,
-    Void,
-    VoidReason,
-)
-from app.domain.model import (
-    AdditionalWager as DomainAdditionalWager,
+from app.domain.model import DEALER, Event, Round, SeatWager
+from app.wire import forms
+from app.wire.forms import (
+    CARD_PATTERN,
+    EVENT_TYPES,
+    HAND_PATTERN,
+    MAX_EVENTS,
+    MAX_ID,
+    MAX_MONEY,
+    MAX_NOTE,
+    MAX_SEATS,
+    ROUND_ID_PATTERN,
+    ROUND_ID_RE,
+    TARGET_PATTERN,
+    TIMESTAMP_PATTERN,
+    VOID_REASONS,
+    RoundInvalid,
 )
 from app.wire.strict import (
     Problem,
@@ -90,68 +83,6 @@ __all__ = [
     "problems_from",
     "round_from_obj",
 ]
-
-# ----------------------------------------------------------------------------------------------------
-# Limits and lexical forms
-# ----------------------------------------------------------------------------------------------------
-
-MAX_MONEY = 10**12
-"""The largest amount accepted anywhere, in minor units (ten billion in major units)."""
-MAX_EVENTS = 2000
-MAX_SEATS = 9
-MAX_SPLIT_HANDS = 64
-MAX_ID = 128
-MAX_NOTE = 1000
-
-ROUND_ID_PATTERN = r"^[A-Za-z0-9._:-]+$"
-_ROUND_ID_RE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-
-CARD_PATTERN = r"^(?:[AaTtJjQqKk2-9]|10)[CcDdHhSs]$"
-_N = r"(?:[1-9]|[1-5][0-9]|6[0-4])"  # n of "<seat>.<n>": 1-64, no leading zero
-HAND_PATTERN = rf"^[1-9](?:\.{_N})?$"
-TARGET_PATTERN = rf"^(?:dealer|[1-9](?:\.{_N})?)$"
-TIMESTAMP_PATTERN = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?"
-    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
-)
-
-
-# Canonical forms, looked up in the conversion loop (every accepted spelling is a key).
-def _card_spellings() -> dict[str, str]:
-    table = {}
-    for rank in "A23456789TJQK":
-        for suit in "CDHS":
-            for r in {rank, rank.lower()} | ({"10"} if rank == "T" else set()):
-                for s in (suit, suit.lower()):
-                    table[r + s] = rank + suit
-    return table
-
-
-def _hand_names() -> dict[str, HandId]:
-    table = {}
-    for seat in range(1, MAX_SEATS + 1):
-        table[str(seat)] = (seat, 1)
-        for n in range(1, MAX_SPLIT_HANDS + 1):
-            table[f"{seat}.{n}"] = (seat, n)
-    return table
-
-
-_CARD = _card_spellings()
-
-
-def canonical_card(code: str) -> str | None:
-    """A card as a record may spell it (``10h``, ``Th``, ``as`` ...) as the engine writes it, or None when it is not a
-    card.
-
-    >>> canonical_card("10h"), canonical_card("AS"), canonical_card("ZZ")
-    ('TH', 'AS', None)
-    """
-    return _CARD.get(code)
-
-
-_HAND = _hand_names()
-_TARGET: dict[str, Target] = {**_HAND, "dealer": "dealer"}
-
 
 # ----------------------------------------------------------------------------------------------------
 # Field types
@@ -569,9 +500,6 @@ class BurnEvent(_EventBase):
     ]
 
 
-VOID_REASONS: tuple[VoidReason, ...] = ("misdeal", "card_exposed", "shoe_error", "equipment", "other")
-
-
 class VoidEvent(_EventBase):
     """The round is declared void: no hand wins or loses (round-v1 section 2.3). After it no card is dealt and no
     decision is taken (a reveal of the hole card may still follow); every wager still in play (main with its
@@ -725,145 +653,6 @@ AnyEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-EVENT_TYPES = (
-    "deal",
-    "peek",
-    "insurance",
-    "even_money",
-    "double",
-    "split",
-    "surrender",
-    "hit",
-    "stand",
-    "reveal",
-    "settle",
-    "burn",
-    "void",
-)
-"""Every event type, in the order of the spec (section 2, then 2.3's): what a message about an unknown type lists."""
-
-# Domain events are immutable values, so equal ones are shared: a deal of the same card to the same hand is
-# one object however many rounds contain it. Each cache is cleared when it reaches _CACHE_LIMIT entries.
-_CACHE_LIMIT = 1 << 16
-_DEALS: dict[tuple[str, str, str], Event] = {}
-_REVEALS: dict[tuple[str, str], Event] = {}
-_BY_HAND: dict[tuple[str, str], Event] = {}  # (type, hand): surrender, hit, stand
-_WAGERS: dict[tuple[str, str | int, int], Event] = {}  # (type, hand or seat, amount)
-_SETTLES: dict[tuple[str, str | None, int | None, str, int, int | None], Event] = {}
-_BURNS: dict[tuple[str, str], Event] = {}
-_VOIDS: dict[str, Event] = {reason: Void(reason) for reason in VOID_REASONS}
-_PEEKS: dict[bool, Event] = {True: Peek(True), False: Peek(False)}
-_BY_HAND_CLASS: dict[str, Any] = {"surrender": Surrender, "hit": Hit, "stand": Stand}
-_WAGER_CLASS: dict[str, Any] = {
-    "insurance": Insurance,
-    "even_money": EvenMoney,
-    "double": Double,
-    "split": Split,
-}
-
-
-def _deal(e: Any) -> Event:
-    key = (e["to"], e["card"], e.get("face", "up"))
-    event = _DEALS.get(key)
-    if event is None:
-        if len(_DEALS) >= _CACHE_LIMIT:
-            _DEALS.clear()
-        event = _DEALS[key] = Deal(_TARGET[key[0]], _CARD[key[1]], key[2])
-    return event
-
-
-def _reveal(e: Any) -> Event:
-    key = (e["to"], e["card"])
-    event = _REVEALS.get(key)
-    if event is None:
-        if len(_REVEALS) >= _CACHE_LIMIT:
-            _REVEALS.clear()
-        event = _REVEALS[key] = Reveal(_TARGET[key[0]], _CARD[key[1]])
-    return event
-
-
-def _peek(e: Any) -> Event:
-    return _PEEKS[e["dealer_blackjack"]]
-
-
-def _by_hand(e: Any) -> Event:
-    key = (e["type"], e["hand"])
-    event = _BY_HAND.get(key)
-    if event is None:
-        if len(_BY_HAND) >= _CACHE_LIMIT:
-            _BY_HAND.clear()
-        event = _BY_HAND[key] = _BY_HAND_CLASS[key[0]](_HAND[key[1]])
-    return event
-
-
-def _hand_wager(e: Any) -> Event:
-    key = (e["type"], e["hand"], e["amount"])
-    event = _WAGERS.get(key)
-    if event is None:
-        if len(_WAGERS) >= _CACHE_LIMIT:
-            _WAGERS.clear()
-        event = _WAGERS[key] = _WAGER_CLASS[key[0]](_HAND[key[1]], key[2])
-    return event
-
-
-def _seat_wager(e: Any) -> Event:
-    key = (e["type"], e["seat"], e["amount"])
-    event = _WAGERS.get(key)
-    if event is None:
-        if len(_WAGERS) >= _CACHE_LIMIT:
-            _WAGERS.clear()
-        event = _WAGERS[key] = _WAGER_CLASS[key[0]](key[1], key[2])
-    return event
-
-
-def _settle(e: Any) -> Event:
-    hand = e.get("hand")
-    key = (e["bet"], hand, e.get("seat"), e["result"], e["amount"], e.get("corrects"))
-    event = _SETTLES.get(key)
-    if event is None:
-        if len(_SETTLES) >= _CACHE_LIMIT:
-            _SETTLES.clear()
-        event = _SETTLES[key] = Settle(
-            key[0], key[3], key[4], None if hand is None else _HAND[hand], key[2], key[5]
-        )
-    return event
-
-
-def _burn(e: Any) -> Event:
-    key = (e["card"], e.get("face", "down"))
-    event = _BURNS.get(key)
-    if event is None:
-        if len(_BURNS) >= _CACHE_LIMIT:
-            _BURNS.clear()
-        event = _BURNS[key] = Burn(_CARD[key[0]], key[1])
-    return event
-
-
-def _void(e: Any) -> Event:
-    return _VOIDS[e["reason"]]
-
-
-_CONVERT: dict[str, Callable[[Any], Event]] = {
-    "deal": _deal,
-    "peek": _peek,
-    "insurance": _seat_wager,
-    "even_money": _seat_wager,
-    "double": _hand_wager,
-    "split": _hand_wager,
-    "surrender": _by_hand,
-    "hit": _by_hand,
-    "stand": _by_hand,
-    "reveal": _reveal,
-    "settle": _settle,
-    "burn": _burn,
-    "void": _void,
-}
-
-
-# ----------------------------------------------------------------------------------------------------
-# The round
-# ----------------------------------------------------------------------------------------------------
-
 _EXAMPLE_ROUND: dict[str, Any] = {
     "round_id": "EX-NJ-0001",
     "jurisdiction": "US-NJ",
@@ -972,27 +761,36 @@ class RoundModel(BaseModel):
         return _to_domain(self)
 
 
-_SEATS: dict[tuple[int, int, str | None, int], SeatWager] = {}
+_CONVERT: dict[str, Callable[[Any], Event]] = {
+    "deal": lambda e: forms.deal(e["to"], e["card"], e.get("face", "up")),
+    "peek": lambda e: forms.PEEKS[e["dealer_blackjack"]],
+    "insurance": lambda e: forms.seat_wager("insurance", e["seat"], e["amount"]),
+    "even_money": lambda e: forms.seat_wager("even_money", e["seat"], e["amount"]),
+    "double": lambda e: forms.hand_wager("double", e["hand"], e["amount"]),
+    "split": lambda e: forms.hand_wager("split", e["hand"], e["amount"]),
+    "surrender": lambda e: forms.by_hand("surrender", e["hand"]),
+    "hit": lambda e: forms.by_hand("hit", e["hand"]),
+    "stand": lambda e: forms.by_hand("stand", e["hand"]),
+    "reveal": lambda e: forms.reveal(e["to"], e["card"]),
+    "settle": lambda e: forms.settle(
+        e["bet"], e.get("hand"), e.get("seat"), e["result"], e["amount"], e.get("corrects")
+    ),
+    "burn": lambda e: forms.burn(e["card"], e.get("face", "down")),
+    "void": lambda e: forms.VOIDS[e["reason"]],
+}
 
 
 def _seat(s: Seat) -> SeatWager:
     aw = s.get("additional_wager")
-    key = (
-        (s["seat"], s["wager"], None, 0) if aw is None else (s["seat"], s["wager"], aw["kind"], aw["amount"])
-    )
-    seat = _SEATS.get(key)
-    if seat is None:
-        if len(_SEATS) >= _CACHE_LIMIT:
-            _SEATS.clear()
-        seat = _SEATS[key] = SeatWager(
-            key[0], key[1], None if aw is None else DomainAdditionalWager(aw["kind"], aw["amount"])
-        )
-    return seat
+    if aw is None:
+        return forms.seat_of(s["seat"], s["wager"], None, 0)
+    return forms.seat_of(s["seat"], s["wager"], aw["kind"], aw["amount"])
 
 
-def _to_domain(m: RoundModel, convert: dict[str, Callable[[Any], Event]] = _CONVERT) -> Round:
+def _to_domain(m: RoundModel) -> Round:
     table = m.table
     rules = table.get("rules")
+    convert = _CONVERT
     return Round(
         m.round_id,
         m.jurisdiction,
@@ -1009,27 +807,6 @@ def _to_domain(m: RoundModel, convert: dict[str, Callable[[Any], Event]] = _CONV
 # ----------------------------------------------------------------------------------------------------
 # Problems
 # ----------------------------------------------------------------------------------------------------
-
-
-class RoundInvalid(ValueError):
-    """The record cannot be read: it is not JSON, or it violates the schema. ``problems`` lists every problem;
-    ``round_id`` is the round's id when it could be read (a string of the round_id form), else None."""
-
-    problems: list[Problem]
-    round_id: str | None
-
-    def __init__(self, problems: list[Problem], round_id: str | None = None) -> None:
-        self.problems = problems
-        self.round_id = round_id
-        first = problems[0] if problems else {"pointer": "", "message": "invalid round"}
-        more = (
-            f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
-            if len(problems) > 1
-            else ""
-        )
-        where = first["pointer"] or "(document)"
-        name = f" {round_id}" if round_id else ""
-        super().__init__(f"invalid round{name}: {where}: {first['message']}{more}")
 
 
 _MONEY_FIELDS = frozenset({"amount", "wager", "min_chip", "min_wager", "max_wager"})
@@ -1292,7 +1069,7 @@ def _timestamp_like(err: Any) -> bool:
 def _readable_round_id(obj: object) -> str | None:
     if isinstance(obj, dict):
         rid = obj.get("round_id")
-        if isinstance(rid, str) and _ROUND_ID_RE.fullmatch(rid):
+        if isinstance(rid, str) and ROUND_ID_RE.fullmatch(rid):
             return rid
     return None
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.store.models import batches_table as B
 from app.store.models import rounds_table as R
-from app.usecases import batches
+from app.usecases import batches, offline
 from app.usecases import rounds as round_cases
 from app.usecases.what_if import WhatIf
 
@@ -74,7 +74,7 @@ def recent_batches(session: Session, source: str | None, limit: int = 50) -> lis
             if r.state == "failed"
             else ("uploading" if r.received_at is None else "received"),
             "lines": r.lines_received,
-            "created_at": round_cases.iso_utc(r.created_at),
+            "created_at": offline.iso_utc(r.created_at),
         }
         for r in session.execute(stmt)
     ]
@@ -105,5 +105,5 @@ def played_at_local(session: Session, keys: list[tuple[str, str, str]]) -> dict[
 def what_if_audit(session: Session, record: bytes, source: str, asked: WhatIf) -> dict[str, Any]:
     """A stored round audited under another ruleset, by the elections its source registered for the table (as its
     own audit was): never stored."""
-    done = round_cases.audit(record, round_cases.registered_elections(session, source), asked)
+    done = offline.audit(record, round_cases.registered_elections(session, source), asked)
     return done.result

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from app.domain.cards import hand_total, is_natural
-from app.wire.schema import canonical_card
+from app.wire.forms import canonical_card
 
 CURRENCIES = {"US-NJ": "$", "NZ": "NZ$"}
 """The currency of each jurisdiction's amounts (round-v1: money is an integer count of its minor unit, cents)."""

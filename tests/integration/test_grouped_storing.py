@@ -27,7 +27,7 @@ from app.store import rounds as repo
 from app.store.db import Database
 from app.store.pg import KeyRevoked, PgRounds
 from app.synth.generator import generate_rounds
-from app.usecases import integrity
+from app.usecases import integrity, offline
 from app.usecases import keys as key_cases
 from app.usecases import rounds as round_cases
 from app.usecases.errors import RoundConflict
@@ -72,8 +72,8 @@ def run(database_url: str, work: Callable[[PgRounds], Any], size: int = 2) -> An
 
 def row_of(record: bytes, source: str = SOURCE, **change: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The values and findings rows the submission of ``record`` stores (``change``: columns replaced)."""
-    rnd = round_cases.read_round(record)
-    done = round_cases.audit_read(rnd, None)
+    rnd = offline.read_round(record)
+    done = offline.audit_read(rnd, None)
     values = round_cases.round_row(done, record, hashlib.sha256(record).hexdigest(), source)
     findings = repo.finding_rows(0, done.result.get("findings", ()), source, rnd)
     return {**values, **change}, findings

@@ -30,7 +30,7 @@ from app.store import chain
 from app.store.migrate import alembic_config, upgrade_head
 from app.store.models import audits_table, findings_table, rounds_table
 from app.store.rounds import finding_rows
-from app.usecases import integrity
+from app.usecases import integrity, offline
 from app.usecases import rounds as round_cases
 from tests.integration.test_reports import overpaid
 from tests.integration.test_table_elections import register, soft_17_round
@@ -467,7 +467,7 @@ def test_chains_stored_before_the_migration_verify_after_it_with_the_columns_fil
                 corrected("C2", "2026-12-02T12:00:00Z", 800),
                 overpaid("P1", "2026-12-03T01:00:00Z", table="T2"),
             ):
-                done = round_cases.audit_read(round_cases.read_round(body), None)
+                done = offline.audit_read(offline.read_round(body), None)
                 row = round_cases.round_row(done, body, hashlib.sha256(body).hexdigest(), "default", received)
                 values = {k: v for k, v in row.items() if k in old_round}
                 pk = s.execute(insert(rounds_table).values(values).returning(rounds_table.c.id)).scalar_one()

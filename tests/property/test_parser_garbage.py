@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from app.synth.generator import generate_rounds
 from app.usecases.errors import InvalidRound, problem_body
-from app.usecases.rounds import read_round
+from app.usecases.offline import read_round
 from app.wire.schema import MAX_MONEY, RoundInvalid, parse_round
 from app.wire.strict import MAX_DEPTH, duplicate_message, pointer, scan
 

@@ -36,7 +36,7 @@ from app.store import chain
 from app.store import rounds as repo
 from app.synth.generator import generate_rounds, random_elections
 from app.synth.mutator import MUTATIONS
-from app.usecases import batches
+from app.usecases import batches, offline
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import ENGINE_VERSION
 from app.usecases.errors import ServiceError, problem_body
@@ -160,7 +160,7 @@ def corpus() -> list[bytes]:
     return out + broken
 
 
-def _registration(rnd: Round) -> round_cases.Registered:
+def _registration(rnd: Round) -> offline.Registered:
     return REGISTRATION_ID, random_elections(random.Random(rnd.round_id), rnd.jurisdiction)
 
 
@@ -168,7 +168,7 @@ def _value(v: Any) -> Any:
     return v.isoformat() if isinstance(v, datetime) else v.hex() if isinstance(v, bytes) else v
 
 
-def _stored(done: round_cases.Audited, record: bytes) -> str:
+def _stored(done: offline.Audited, record: bytes) -> str:
     """The SHA-256 of what is stored for an audited record: its ``rounds`` row (single submission and batch
     staging row agree), its findings rows and its chain content."""
     sha = hashlib.sha256(record).hexdigest()
@@ -191,15 +191,13 @@ def _stored(done: round_cases.Audited, record: bytes) -> str:
     return hashlib.sha256(orjson.dumps(payload)).hexdigest()
 
 
-def _answer(got: round_cases.Audited | ServiceError) -> bytes:
-    return got.body if isinstance(got, round_cases.Audited) else orjson.dumps(problem_body(got))
+def _answer(got: offline.Audited | ServiceError) -> bytes:
+    return got.body if isinstance(got, offline.Audited) else orjson.dumps(problem_body(got))
 
 
-def _single(
-    record: bytes, registered: round_cases.ElectionsLookup | None
-) -> round_cases.Audited | ServiceError:
+def _single(record: bytes, registered: offline.ElectionsLookup | None) -> offline.Audited | ServiceError:
     try:
-        return round_cases.audit(record, registered)
+        return offline.audit(record, registered)
     except ServiceError as exc:
         return exc
 
@@ -208,7 +206,7 @@ def digests() -> Iterator[dict[str, Any]]:
     """One line per audit of the corpus: how it was audited, its round_id, the SHA-256 of the answer, and of what
     is stored."""
     records = corpus()
-    lookups: dict[str, round_cases.ElectionsLookup | None] = {"defaults": None, "registered": _registration}
+    lookups: dict[str, offline.ElectionsLookup | None] = {"defaults": None, "registered": _registration}
     for how, lookup in lookups.items():
         chunk = b"\n".join(records)
         batch = list(batches.audit_lines(chunk, 1, lookup))
@@ -216,21 +214,19 @@ def digests() -> Iterator[dict[str, Any]]:
         for (_, _, by_line), record in zip(batch, records, strict=True):
             single = _single(record, lookup)
             if how == "registered" and (
-                not isinstance(single, round_cases.Audited) or single.round.rules is not None
+                not isinstance(single, offline.Audited) or single.round.rules is not None
             ):
                 continue  # audited as above: a registration applies only to a round without table.rules
             answer = _answer(single)
             assert _answer(by_line) == answer, "a batch line is answered as the single round"
             rid = (
-                single.round.round_id
-                if isinstance(single, round_cases.Audited)
-                else single.extra.get("round_id")
+                single.round.round_id if isinstance(single, offline.Audited) else single.extra.get("round_id")
             )
             yield {
                 "how": how,
                 "round_id": rid,
                 "answer": hashlib.sha256(answer).hexdigest(),
-                "stored": _stored(single, record) if isinstance(single, round_cases.Audited) else None,
+                "stored": _stored(single, record) if isinstance(single, offline.Audited) else None,
             }
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.usecases import batches
-from app.usecases import rounds as round_cases
+from app.usecases import batches, offline
 from app.usecases.errors import InvalidRound, RoundInFuture, problem_body
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "nj-compliant-double.round.json"
@@ -38,9 +37,9 @@ def played(at: str, round_id: str = "EX-NJ-0001") -> bytes:
     ],
 )
 def test_up_to_5_minutes_ahead_is_accepted(at: str) -> None:
-    done = round_cases.audit(played(at), None, None, RECEIVED)
+    done = offline.audit(played(at), None, None, RECEIVED)
     assert done.result["verdict"] == "compliant"
-    assert done.body == round_cases.audit(played(at)).body  # the check adds nothing to the audit
+    assert done.body == offline.audit(played(at)).body  # the check adds nothing to the audit
 
 
 @pytest.mark.parametrize(
@@ -55,7 +54,7 @@ def test_up_to_5_minutes_ahead_is_accepted(at: str) -> None:
 )
 def test_more_than_5_minutes_ahead_is_refused_naming_played_at(at: str, ahead: str) -> None:
     with pytest.raises(RoundInFuture) as info:
-        round_cases.audit(played(at), None, None, RECEIVED)
+        offline.audit(played(at), None, None, RECEIVED)
     exc = info.value
     assert isinstance(exc, InvalidRound)  # a record the service cannot take, as every 422 of a round
     body = problem_body(exc)
@@ -74,15 +73,15 @@ def test_more_than_5_minutes_ahead_is_refused_naming_played_at(at: str, ahead: s
 
 def test_without_a_moment_of_receipt_nothing_is_checked() -> None:
     far = played("2099-01-01T00:00:00Z")
-    assert round_cases.audit(far).result["round_id"] == "EX-NJ-0001"
-    assert round_cases.read_round(far).played_at == datetime(2099, 1, 1, tzinfo=UTC)
+    assert offline.audit(far).result["round_id"] == "EX-NJ-0001"
+    assert offline.read_round(far).played_at == datetime(2099, 1, 1, tzinfo=UTC)
 
 
 def test_a_record_that_cannot_be_read_says_so_first() -> None:
     doc = json.loads(played("2099-01-01T00:00:00Z"))
     doc["events"][0]["card"] = "1H"
     with pytest.raises(InvalidRound) as info:
-        round_cases.audit(json.dumps(doc), None, None, RECEIVED)
+        offline.audit(json.dumps(doc), None, None, RECEIVED)
     assert not isinstance(info.value, RoundInFuture)
     assert [e["pointer"] for e in info.value.errors or ()] == ["/events/0/card"]
 
@@ -103,4 +102,4 @@ def test_a_batch_line_in_the_future_is_rejected_alone() -> None:
 
 
 def test_the_leeway_is_5_minutes() -> None:
-    assert timedelta(minutes=5) == round_cases.FUTURE_LEEWAY
+    assert timedelta(minutes=5) == offline.FUTURE_LEEWAY

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.api.workbench import _aliases, _templates
-from app.usecases.rounds import audit
+from app.usecases.offline import audit
 from app.workbench import views
 from tests.html_tree import Element, parse
 
