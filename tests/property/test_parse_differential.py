@@ -32,6 +32,7 @@ import random
 import re
 from collections.abc import Callable
 from copy import deepcopy
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -41,9 +42,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.domain.model import Round
+from app.jurisdictions import RULESETS, ruleset_for
 from app.synth.generator import generate_round, generate_rounds, random_elections
 from app.synth.mutator import MUTATIONS, Mutation
-from app.wire.schema import MAX_EVENTS, MAX_MONEY
+from app.wire.fast import parse_round as fast_parse_round
+from app.wire.schema import MAX_EVENTS, MAX_MONEY, parse_round
 from tests.property.differential import (
     ACCEPT,
     BAD_TIMESTAMPS,
@@ -215,6 +218,18 @@ def test_the_base_records_are_read() -> None:
     check_all(cases)
 
 
+def test_a_round_read_is_its_own() -> None:
+    """A round read shares nothing mutable with the next one read from the same text (its elections are a dict):
+    changing it changes no later round, from either parser."""
+    for parse in (fast_parse_round, parse_round):
+        first = parse(RICH_TEXT)
+        assert first.rules is not None
+        first.rules["decks"] = 99
+        first.rules.pop("peek")
+        again = parse(RICH_TEXT)
+        assert again.rules == RULES and again.rules is not first.rules, parse.__module__
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # 1. Legal rounds of the generator; 2. every fault of the mutator
 
@@ -232,6 +247,9 @@ def test_generated_rounds_are_read_alike() -> None:
         "NZ": sum(d["jurisdiction"] == "NZ" for d in rounds),
     }
     assert all(census.values()), census
+    held = {rs.name for rulesets in RULESETS.values() for rs in rulesets}
+    played = {ruleset_for(d["jurisdiction"], datetime.fromisoformat(d["played_at"])).name for d in rounds}
+    assert played == held, f"rulesets without a round: {held - played}"
     cases = Cases()
     for k, doc in enumerate(rounds):
         variants = [doc]
