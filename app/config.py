@@ -158,10 +158,10 @@ class Settings(BaseSettings):
     log_level: str = Field(
         default="info", description="Log level of the service, uvicorn and `bjaudit worker`."
     )
-    log_format: Literal["json", "text"] = Field(
-        default="json",
-        description="Logs of `bjaudit serve` and `bjaudit worker` on standard error: one JSON object per line, or "
-        "human lines.",
+    log_format: Literal["auto", "json", "text"] = Field(
+        default="auto",
+        description="Logs of `bjaudit serve` and `bjaudit worker` on standard error: 'json' (one object per line), "
+        "'text' (human lines with the same fields), or 'auto': text when standard error is a terminal, JSON otherwise.",
     )
     metrics_access: Literal["public", "key", "off"] = Field(
         default="key",
