@@ -133,7 +133,10 @@ class Settings(BaseSettings):
         "answering 503 with Retry-After: a hung database never hangs the service.",
     )
     retry_after_seconds: int = Field(
-        default=5, ge=1, description="Retry-After sent with 503 when the database is unreachable."
+        default=5,
+        ge=1,
+        description="Retry-After sent with a 503 of the database (unreachable, no free connection, a request that "
+        "took too long in it).",
     )
     host: str = Field(default="127.0.0.1", description="Address `bjaudit serve` listens on.")
     allowed_hosts: str = Field(
