@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-http bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-cli bench-http bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium screenshots wheel bench-tree test-compiled
 
 $(STAMP): pyproject.toml
@@ -112,6 +112,10 @@ profile-chunk: $(STAMP)
 	$(PY) -m bench.profile_paths chunk
 
 ## The HTTP service on PostgreSQL under load (concurrency 1, 16, 64), beside a trivial endpoint
+## Whole processes of the command line (--version, audit of 1 and of 6,000 rounds) beside `python -c pass`
+bench-cli: $(BENCH_ENV)
+	$(BENCH) bench.cli_startup
+
 bench-http: $(BENCH_ENV)
 	$(BENCH) bench.http_ingest
 

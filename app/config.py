@@ -133,7 +133,10 @@ class Settings(BaseSettings):
         "answering 503 with Retry-After: a hung database never hangs the service.",
     )
     retry_after_seconds: int = Field(
-        default=5, ge=1, description="Retry-After sent with 503 when the database is unreachable."
+        default=5,
+        ge=1,
+        description="Retry-After sent with a 503 of the database (unreachable, no free connection, a request that "
+        "took too long in it).",
     )
     host: str = Field(default="127.0.0.1", description="Address `bjaudit serve` listens on.")
     allowed_hosts: str = Field(
@@ -158,10 +161,10 @@ class Settings(BaseSettings):
     log_level: str = Field(
         default="info", description="Log level of the service, uvicorn and `bjaudit worker`."
     )
-    log_format: Literal["json", "text"] = Field(
-        default="json",
-        description="Logs of `bjaudit serve` and `bjaudit worker` on standard error: one JSON object per line, or "
-        "human lines.",
+    log_format: Literal["auto", "json", "text"] = Field(
+        default="auto",
+        description="Logs of `bjaudit serve` and `bjaudit worker` on standard error: 'json' (one object per line), "
+        "'text' (human lines with the same fields), or 'auto': text when standard error is a terminal, JSON otherwise.",
     )
     metrics_access: Literal["public", "key", "off"] = Field(
         default="key",

@@ -1,8 +1,10 @@
 """The service's logs: one JSON object per line (or a human line), each carrying the request it was written for.
 
-``BJAUDIT_LOG_FORMAT=json`` (the default) writes ``{"time", "level", "logger", "message", "request_id", ...}`` with
-every ``extra`` field of the record and, for an error, its traceback in ``exception``; ``text`` writes the same as
-``time LEVEL logger: message key=value ...``. ``bjaudit serve`` hands :func:`logging_config` to uvicorn,
+``BJAUDIT_LOG_FORMAT=json`` writes ``{"time", "level", "logger", "message", "request_id", ...}`` with every ``extra``
+field of the record and, for an error, its traceback in ``exception``; ``text`` writes the same as
+``time LEVEL logger: message key=value ...``; ``auto`` (the default) is ``text`` when standard error is a terminal (a
+person reads it: ``make run``), ``json`` otherwise (a log collector does). ``bjaudit serve`` hands
+:func:`logging_config` to uvicorn,
 ``bjaudit worker`` calls :func:`configure`. The request ID is set by :mod:`app.api.observability` for the request's
 task (worker threads of the request inherit it).
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import logging
 import logging.config
+import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import orjson
 
-LogFormat = Literal["json", "text"]
+LogFormat = Literal["auto", "json", "text"]
 
 request_id: ContextVar[str | None] = ContextVar("bjaudit_request_id", default=None)
 """The ID of the request being served (``X-Request-ID``), or None outside a request."""
@@ -117,19 +120,37 @@ class _Escaped:
         self.message = escape(record.message)
 
 
-def formatter(fmt: LogFormat) -> logging.Formatter:
-    return JsonFormatter() if fmt == "json" else TextFormatter()
+def resolve(fmt: LogFormat, stream: IO[str] | None = None) -> Literal["json", "text"]:
+    """The format ``fmt`` means on ``stream`` (standard error unless given): ``auto`` is ``text`` on a terminal,
+    ``json`` anywhere else (a file, a pipe, a container's log, a stream that is closed or gone).
+
+    >>> import io
+    >>> resolve("auto", io.StringIO()), resolve("text", io.StringIO()), resolve("json", io.StringIO())
+    ('json', 'text', 'json')
+    """
+    if fmt != "auto":
+        return fmt
+    stream = sys.stderr if stream is None else stream
+    try:
+        return "text" if stream is not None and stream.isatty() else "json"
+    except (AttributeError, ValueError, OSError):
+        return "json"
 
 
-def logging_config(fmt: LogFormat, level: str) -> dict[str, Any]:
+def formatter(fmt: LogFormat, stream: IO[str] | None = None) -> logging.Formatter:
+    return JsonFormatter() if resolve(fmt, stream) == "json" else TextFormatter()
+
+
+def logging_config(fmt: LogFormat, level: str, stream: IO[str] | None = None) -> dict[str, Any]:
     """The ``logging.config.dictConfig`` of ``bjaudit serve`` (uvicorn's ``log_config``): everything on standard
-    error in ``fmt``; uvicorn's and the service's loggers at ``level``, other libraries' at WARNING. uvicorn's own
-    access log is not used (the service writes its own, ``bjaudit.access``)."""
+    error in ``fmt`` (``auto``: as :func:`resolve` reads it for standard error, or ``stream``, now); uvicorn's and the
+    service's loggers at ``level``, other libraries' at WARNING. uvicorn's own access log is not used (the service
+    writes its own, ``bjaudit.access``)."""
     level = level.upper()
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"bjaudit": {"()": f"{__name__}.{type(formatter(fmt)).__name__}"}},
+        "formatters": {"bjaudit": {"()": f"{__name__}.{type(formatter(fmt, stream)).__name__}"}},
         "handlers": {
             "stderr": {"class": "logging.StreamHandler", "formatter": "bjaudit", "stream": "ext://sys.stderr"}
         },

@@ -27,7 +27,7 @@ from starlette.requests import ClientDisconnect
 from app.api import schemas
 from app.api.auth import Submitter, SubmitterOrReader
 from app.api.deps import UnitOfWorkDep, get_database, get_settings
-from app.api.problems import RequestTimeout, UnsupportedMediaType
+from app.api.problems import DATABASE_503, RequestTimeout, UnsupportedMediaType
 from app.config import Settings
 from app.store.db import Database
 from app.usecases import batches
@@ -194,7 +194,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         415: "Content-Type must be application/x-ndjson; Content-Encoding gzip or none (a gzipped body must say so).",
         422: "A parameter cannot be used.",
         500: "Unexpected error (logged).",
-        503: "The database is unreachable; retry after Retry-After seconds.",
+        503: DATABASE_503,
     }
     return {s: {"model": schemas.Problem, "description": text[s]} for s in statuses}
 

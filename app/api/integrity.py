@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.api import schemas
 from app.api.auth import Reader
 from app.api.deps import UnitOfWorkDep, get_settings
+from app.api.problems import DATABASE_503
 from app.api.routes import JurisdictionQuery, RoundId
 from app.api.routes import SourceQuery as RoundSourceParam
 from app.usecases import integrity, transparency
@@ -40,8 +41,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         "log entry (`bjaudit verify` says why).",
         422: "A parameter cannot be used (a key of every source must name ?source=).",
         500: "Unexpected error, or the service's signing key cannot be read.",
-        503: "The database is unreachable, or did not answer within BJAUDIT_DB_TIMEOUT_SECONDS; retry after "
-        "`Retry-After` seconds.",
+        503: DATABASE_503,
     }
     return {s: {"model": schemas.Problem, "description": descriptions[s]} for s in statuses}
 

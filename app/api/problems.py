@@ -8,6 +8,7 @@ unexpected are mapped here too, so that no request ever gets a bare 500 or a sta
 from __future__ import annotations
 
 import logging
+import sqlite3
 import uuid
 from http import HTTPStatus
 from typing import Any
@@ -26,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.logs import request_id
 from app.store.db import DatabaseTimeout
+from app.store.pg import PoolTimeout as PgPoolTimeout
 from app.usecases.errors import PROBLEM_TYPE_PREFIX as TYPE_PREFIX
 from app.usecases.errors import ServiceError, problem_body
 
@@ -51,7 +53,17 @@ class DatabaseUnavailable(ServiceError):
 
 
 class DatabaseTimedOut(ServiceError):
-    status, slug, title = 503, "database-timeout", "The database did not answer in time"
+    status, slug, title = 503, "database-timeout", "The request took too long in the database"
+
+
+DATABASE_503 = (
+    "The database could not serve the request; retry after `Retry-After` seconds. "
+    "`urn:bjaudit:problem:database-unavailable`: it cannot be reached or is not migrated, or no connection became "
+    "free within BJAUDIT_DB_POOL_TIMEOUT (nothing was stored). `urn:bjaudit:problem:database-timeout`: the request "
+    "took longer than BJAUDIT_DB_TIMEOUT_SECONDS, or than a limit of the database's own (statement_timeout, "
+    "lock_timeout), and was stopped; `detail` says which, and whether sending it again is safe."
+)
+"""What the routes' 503 says in the OpenAPI document."""
 
 
 _IDEMPOTENT_WRITES = ("/v1/rounds", "/v1/batches")
@@ -200,38 +212,92 @@ def is_unavailable(exc: Exception) -> bool:
     return isinstance(exc, ProgrammingError) and is_undefined_table(exc)
 
 
-async def _on_database_error(request: Request, exc: Exception) -> Response:
-    if not is_unavailable(exc):  # a constraint or data error is a bug of ours, not an outage
-        return await _on_unexpected(request, exc)
-    log.warning(
-        "database unavailable on %s %s: %s", request.method, request.url.path, getattr(exc, "orig", exc)
-    )
-    detail = (
-        "The database is not migrated; run `alembic upgrade head`."
-        if is_undefined_table(exc)
-        else "The database cannot be reached; nothing was stored. Retry later."
-    )
-    return unavailable(request, _retry_after(request), detail)
+_STOPPED_BY_SERVER = ("57014", "55P03")
+"""PostgreSQL stopped the statement itself: query_canceled (its statement_timeout, a cancel), lock_not_available (its
+lock_timeout)."""
+
+_WHY_STOPPED = {
+    "statement timeout": "it ran longer than the database's statement_timeout",
+    "lock timeout": "it waited for a lock longer than the database's lock_timeout",
+    "user request": "it was cancelled on the database (pg_cancel_backend)",
+}
 
 
-async def _on_database_timeout(request: Request, exc: Exception) -> Response:
-    log.warning("database timeout on %s %s: %s", request.method, request.url.path, exc)
-    if request.method in ("GET", "HEAD"):
-        advice = (
-            "The database answers, but not this request within the deadline: the same request may take as long "
-            "again. Narrow it (a shorter range, a smaller page) or retry when the database is less busy."
+def _stopped_by_database(exc: Exception, settings: Any) -> str | None:
+    """What the database, which answered, said when it stopped the request's statement, and why; None when it did
+    not stop it."""
+    orig = exc if isinstance(exc, psycopg.Error | sqlite3.Error) else getattr(exc, "orig", None)
+    if isinstance(orig, psycopg.Error) and orig.sqlstate in _STOPPED_BY_SERVER:
+        said = next((line.strip() for line in str(orig).splitlines() if line.strip()), orig.sqlstate or "")
+        why = next(
+            (w for cue, w in _WHY_STOPPED.items() if cue in said), "it took longer than the database allows"
         )
-    elif request.url.path.startswith(_IDEMPOTENT_WRITES):
-        advice = "Retry: the same request again is safe (a round already stored is answered as stored, never twice)."
+        return f"it stopped this request's statement ({said!r}): {why}"
+    if isinstance(orig, sqlite3.OperationalError) and "locked" in str(orig):
+        seconds = getattr(settings, "db_pool_timeout", None)
+        within = f" longer than {seconds:g} s" if isinstance(seconds, int | float) else ""
+        return f"another connection held its lock{within} (BJAUDIT_DB_POOL_TIMEOUT), and this request waited for it"
+    return None
+
+
+def _retry_advice(request: Request) -> str:
+    if request.method in ("GET", "HEAD"):
+        return (
+            "The same request may take as long again: narrow it (a shorter range, a smaller page) or retry when the "
+            "database is less busy."
+        )
+    if request.url.path.startswith(_IDEMPOTENT_WRITES):
+        return "Retry: the same request again is safe (a round already stored is answered as stored, never twice)."
+    return "Whether it took effect is not known: look before you retry."
+
+
+def database_problem(request: Request, exc: Exception) -> ServiceError | None:
+    """What a database failure means for a request, said as it happened: the request ran past the service's deadline
+    (the database may be slow, or not answering at all), the database stopped it (it is up), no connection came
+    free, the database cannot be reached or is not migrated. None: not an outage but an error of ours (a constraint,
+    bad data: 500)."""
+    settings = getattr(request.app.state, "settings", None)
+    retry = {"Retry-After": str(_retry_after(request))}
+    if isinstance(exc, DatabaseTimeout):
+        return DatabaseTimedOut(
+            f"This request was stopped: {exc} (BJAUDIT_DB_TIMEOUT_SECONDS). A slow query, a lock another request "
+            "held, or a database that does not answer at all: GET /readyz says whether it answers. "
+            + _retry_advice(request),
+            headers=retry,
+        )
+    stopped = _stopped_by_database(exc, settings)
+    if stopped is not None:
+        return DatabaseTimedOut(
+            f"The database is up: {stopped}. {_retry_advice(request)}",
+            headers=retry,
+        )
+    if not is_unavailable(exc):
+        return None
+    if is_undefined_table(exc):
+        detail = "The database is not migrated; run `alembic upgrade head`."
+    elif isinstance(exc, PoolTimeout | PgPoolTimeout):
+        seconds = getattr(settings, "db_pool_timeout", None)
+        within = f" within {seconds:g} s" if isinstance(seconds, int | float) else ""
+        detail = (
+            f"No database connection became free{within} (BJAUDIT_DB_POOL_TIMEOUT): other requests held them all. "
+            "Nothing was stored; retry later."
+        )
     else:
-        advice = "Whether it took effect is not known: look before you retry."
-    retry = _retry_after(request)
-    return service_problem(
-        request,
-        DatabaseTimedOut(
-            f"The database did not answer in time ({exc}). {advice}", headers={"Retry-After": str(retry)}
-        ),
-    )
+        detail = "The database cannot be reached; nothing was stored. Retry later."
+    return DatabaseUnavailable(detail, headers=retry)
+
+
+def log_database_problem(request: Request, exc: Exception, answer: ServiceError) -> None:
+    what = "database timeout" if isinstance(answer, DatabaseTimedOut) else "database unavailable"
+    log.warning("%s on %s %s: %s", what, request.method, request.url.path, getattr(exc, "orig", None) or exc)
+
+
+async def _on_database_error(request: Request, exc: Exception) -> Response:
+    answer = database_problem(request, exc)
+    if answer is None:  # a constraint or data error is a bug of ours, not an outage
+        return await _on_unexpected(request, exc)
+    log_database_problem(request, exc, answer)
+    return service_problem(request, answer)
 
 
 async def _on_client_disconnect(request: Request, exc: Exception) -> Response:
@@ -310,12 +376,13 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ServiceError, _on_service_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
-    # 503: OperationalError/InterfaceError (cannot connect, connection lost, SQLite cannot open or is locked), a
-    # table that does not exist (not migrated), a pool with no connection to give within db_pool_timeout; the same
-    # from psycopg directly on the PostgreSQL hot path.
+    # 503 (database_problem): OperationalError/InterfaceError (cannot connect, connection lost, SQLite cannot open),
+    # a table that does not exist (not migrated), a pool with no connection to give within db_pool_timeout, the
+    # same from psycopg directly on the PostgreSQL hot path; database-timeout: the request's deadline, a statement
+    # the database stopped (statement_timeout, lock_timeout, SQLite's lock wait).
     app.add_exception_handler(DBAPIError, _on_database_error)
     app.add_exception_handler(PoolTimeout, _on_database_error)
     app.add_exception_handler(psycopg.Error, _on_database_error)
-    app.add_exception_handler(DatabaseTimeout, _on_database_timeout)
+    app.add_exception_handler(DatabaseTimeout, _on_database_error)
     app.add_exception_handler(ClientDisconnect, _on_client_disconnect)
     app.add_exception_handler(Exception, _on_unexpected)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from app.api import schemas
 from app.api.auth import Admin, Reader
 from app.api.deps import JsonBody, UnitOfWorkDep
+from app.api.problems import DATABASE_503
 from app.usecases import reaudits
 from app.usecases.keys import SOURCE_PATTERN
 from app.wire.reaudit import ReauditRequest
@@ -76,7 +77,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         415: "The body is not JSON (Content-Type must be application/json, UTF-8). Nothing was started.",
         422: "The request cannot be used; `errors` has one entry per problem with its JSON pointer.",
         500: "Unexpected error (logged).",
-        503: "The database is unreachable; retry after Retry-After seconds. Nothing was started.",
+        503: DATABASE_503,
     }
     return {s: {"model": schemas.Problem, "description": text[s]} for s in statuses}
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from app.api import schemas
 from app.api.auth import Reader
 from app.api.deps import UnitOfWorkDep
+from app.api.problems import DATABASE_503
 from app.api.routes import _instant
 from app.store.reports import GroupBy, Summary
 from app.usecases import reports as report_cases
@@ -129,8 +130,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         422: "A parameter cannot be used (group_by or format not one of those listed, a bad date); `errors` names "
         "it.",
         500: "Unexpected error (no internals disclosed).",
-        503: "The database is unreachable, or did not answer within BJAUDIT_DB_TIMEOUT_SECONDS; retry after "
-        "`Retry-After` seconds.",
+        503: DATABASE_503,
     }
     return {s: {"model": schemas.Problem, "description": descriptions[s]} for s in statuses}
 

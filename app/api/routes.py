@@ -26,7 +26,7 @@ from app.api.deps import (
     get_database,
     json_body,
 )
-from app.api.problems import PROBLEM_JSON, unavailable
+from app.api.problems import DATABASE_503, PROBLEM_JSON, unavailable
 from app.config import Settings
 from app.store import migrate
 from app.store.db import Database
@@ -53,7 +53,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         "A round played more than 5 minutes after the service received it is `urn:bjaudit:problem:round-in-future` "
         "(pointer `/played_at`).",
         500: "Unexpected error (no internals disclosed; nothing was stored).",
-        503: "The database is unreachable or not migrated; retry after `Retry-After` seconds. Nothing was stored.",
+        503: DATABASE_503,
     }
     return {s: {"model": schemas.Problem, "description": descriptions[s]} for s in statuses}
 

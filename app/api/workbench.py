@@ -39,7 +39,6 @@ from app.api.problems import RequestTimeout
 from app.api.routes import _instant, _rule
 from app.config import Settings
 from app.store import ui_sessions
-from app.store.db import DatabaseTimeout
 from app.store.reports import GROUP_BY, Summary
 from app.store.rounds import Search
 from app.usecases import batches as batch_cases
@@ -265,17 +264,11 @@ class _Pages(APIRoute):
                 log.info("client disconnected during %s %s", request.method, request.url.path)
                 return Response(b"", status_code=400)
             except Exception as exc:  # noqa: BLE001 - a page, logged with an id to quote
-                if isinstance(exc, DatabaseTimeout) or problems.is_unavailable(exc):
-                    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
-                    answer = error_page(
-                        request,
-                        503,
-                        "The database is unavailable",
-                        "The database is not migrated; run `alembic upgrade head`."
-                        if problems.is_undefined_table(exc)
-                        else "The database did not answer; try again shortly.",
-                    )
-                    answer.headers["Retry-After"] = str(_settings(request).retry_after_seconds)
+                database = problems.database_problem(request, exc)
+                if database is not None:  # said as the API says it
+                    problems.log_database_problem(request, exc, database)
+                    answer = error_page(request, database.status, database.title, database.detail)
+                    answer.headers.update(database.headers)
                     return answer
                 error_id = uuid.uuid4().hex[:16]
                 log.error(

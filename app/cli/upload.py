@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -15,19 +15,25 @@ import orjson
 
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 BLOCK = 256 * 1024
+RATE_AFTER_SECONDS = 1.0
+"""An upload's rate is shown once it has been sending this long: before, it would measure how fast the first blocks
+went into buffers (a block read, the socket's), not how fast the upload goes."""
+
+Clock = Callable[[], float]
 
 
 class Progress:
     """One carriage-return line on stderr, redrawn at most ~5 times a second."""
 
-    def __init__(self, err: IO[str]) -> None:
+    def __init__(self, err: IO[str], clock: Clock = time.monotonic) -> None:
         self.err = err
-        self.last = 0.0
+        self.clock = clock
+        self.last: float | None = None
         self.tty = err.isatty()
 
     def show(self, text: str, force: bool = False) -> None:
-        now = time.monotonic()
-        if force or now - self.last >= (0.2 if self.tty else 2.0):
+        now = self.clock()
+        if force or self.last is None or now - self.last >= (0.2 if self.tty else 2.0):
             self.last = now
             self.err.write(("\r\x1b[K" if self.tty else "") + text + ("" if self.tty else "\n"))
             self.err.flush()
@@ -47,26 +53,31 @@ def _is_gzip(path: Path) -> bool:
 def _body(
     path: Path, compress: bool, packed: bool, progress: Progress, stats: dict[str, float]
 ) -> Iterator[bytes]:
-    started = time.monotonic()
+    """The file's blocks (gzipped if ``compress``), each counted in ``stats`` and the progress line once the client
+    asks for the next one: once it has written this one to the connection."""
+    started = stats["started"] = progress.clock()
     gz = zlib.compressobj(6, zlib.DEFLATED, 31) if compress else None
     with path.open("rb") as f:
         while block := f.read(BLOCK):
+            yield gz.compress(block) if gz is not None else block
             stats["bytes"] += len(block)
             stats["lines"] += block.count(b"\n")
-            elapsed = max(time.monotonic() - started, 1e-6)
+            elapsed = progress.clock() - started
             mb = stats["bytes"] / 1e6
             rounds = "" if packed else f"{int(stats['lines']):,} rounds, "
-            progress.show(f"uploading {path.name}: {rounds}{mb:,.1f} MB, {mb / elapsed:,.1f} MB/s")
-            yield gz.compress(block) if gz is not None else block
+            rate = f", {mb / elapsed:,.1f} MB/s" if elapsed >= RATE_AFTER_SECONDS else ""
+            progress.show(f"uploading {path.name}: {rounds}{mb:,.1f} MB{rate}")
     if gz is not None:
         yield gz.flush()
-    stats["seconds"] = time.monotonic() - started
 
 
-def upload_file(client: httpx.Client, path: Path, *, gzip: bool, err: IO[str]) -> dict[str, Any]:
-    """POST one file to /v1/batches; the answer's JSON (batch_id, location, lines_received, created)."""
-    progress = Progress(err)
-    stats = {"bytes": 0.0, "lines": 0.0, "seconds": 0.0}
+def upload_file(
+    client: httpx.Client, path: Path, *, gzip: bool, err: IO[str], clock: Clock = time.monotonic
+) -> dict[str, Any]:
+    """POST one file to /v1/batches; the answer's JSON (batch_id, location, lines_received, created). The last
+    progress line times the upload from its first block to the service's answer (the file stored)."""
+    progress = Progress(err, clock)
+    stats = {"bytes": 0.0, "lines": 0.0, "started": clock()}
     already_gz = _is_gzip(path)
     headers = {"Content-Type": "application/x-ndjson"}
     if gzip or already_gz:
@@ -76,6 +87,7 @@ def upload_file(client: httpx.Client, path: Path, *, gzip: bool, err: IO[str]) -
         content=_body(path, gzip and not already_gz, already_gz, progress, stats),
         headers=headers,
     )
+    stats["seconds"] = clock() - stats["started"]
     mb = stats["bytes"] / 1e6
     progress.show(
         f"uploaded {path.name}: {mb:,.1f} MB in {stats['seconds']:.1f} s "

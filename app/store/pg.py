@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 
 class PoolTimeout(psycopg.OperationalError):
-    """No connection became free within the pool timeout (answered 503, like a database that cannot be reached)."""
+    """No connection became free within the pool timeout (answered 503, database-unavailable, saying so)."""
 
 
 class KeyRevoked(Exception):

@@ -9,9 +9,12 @@ Public surface::
     Problem                TypedDict {pointer: RFC 6901 JSON pointer, message: plain words}
     RoundModel             the Pydantic model of a round (also the source of the OpenAPI schema)
 
-The happy path is ``RoundModel.model_validate_json`` (all checks but a handful run inside pydantic-core) and a
-tight conversion loop. Only when validation fails is time spent turning pydantic's errors into
-:class:`Problem` entries: one per bad value, each with the JSON pointer of that value and a short message.
+This model is the definition of the format: the OpenAPI document is drawn from it, and it says what is wrong with a
+record, one :class:`Problem` per bad value, each with the JSON pointer of that value and a short message. The
+service reads rounds with :func:`app.wire.fast.parse_round` (msgspec), which hands the model every record it does not
+accept itself, and is tested to accept exactly what this model accepts, as the same round
+(``tests/property/test_parse_differential.py``). The limits, lexical forms and conversion into the domain that both
+share are :mod:`app.wire.forms`.
 
 Every check of the values is made in the model itself, so ``RoundModel.model_validate_json`` accepts what
 :func:`parse_round` accepts, but for one thing: :func:`parse_round` also insists on strict JSON

@@ -18,6 +18,7 @@ from app.config import Settings, libpq_url
 from app.main import create_app
 from app.store.db import Database
 from app.store.pg import PgRounds
+from app.usecases import offline
 from app.usecases import rounds as round_cases
 from tests.keys import keyed
 
@@ -136,7 +137,7 @@ def test_an_unexpected_error_is_a_500_problem_without_internals(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(round_cases, "audit_round", broken)
+    monkeypatch.setattr(offline, "audit_round", broken)
     with TestClient(app, raise_server_exceptions=False) as client:
         keyed(client, app.state.settings.database_url)
         resp = client.post("/v1/rounds", content=examples["nj-compliant-double"], headers=JSON)

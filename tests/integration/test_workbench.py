@@ -552,7 +552,7 @@ def test_the_stylesheet_route_keeps_no_memory_of_names_it_refuses(logged_in: Ben
 def test_a_database_that_cannot_be_used_is_a_503_page_as_the_api_says_it(
     logged_in: Bench, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every error the API answers 503 (app.api.problems.is_unavailable) is a 503 page, not a 500: psycopg's
+    """Every error the API answers 503 (app.api.problems.database_problem) is a 503 page, not a 500: psycopg's
     InterfaceError (a connection closed under the hot path) among them."""
     import psycopg
 
@@ -565,6 +565,38 @@ def test_a_database_that_cannot_be_used_is_a_503_page_as_the_api_says_it(
     r = logged_in.client.get("/ui/rounds/ANY-ROUND")
     assert r.status_code == 503, (r.status_code, r.text[:300])
     assert r.headers["retry-after"] and "The database is unavailable" in parse(r.text).text
+
+
+def test_a_page_that_ran_too_long_in_the_database_says_so_not_that_the_database_is_unavailable(
+    logged_in: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: a page past the database deadline, or one whose statement the database stopped, said "The database is
+    unavailable"; it says what the API's problem says."""
+    import psycopg
+
+    from app.api import deps
+    from app.store.db import DatabaseTimeout
+
+    for exc, said in [
+        (
+            DatabaseTimeout("the database did not answer within 10 s"),
+            "This request was stopped: the database did",
+        ),
+        (
+            psycopg.errors.QueryCanceled("canceling statement due to statement timeout"),
+            "The database is up: it stopped this request's statement",
+        ),
+    ]:
+
+        async def too_long(*_: Any, exc: Exception = exc) -> bytes:
+            raise exc
+
+        monkeypatch.setattr(deps.SingleRounds, "lookup", too_long)
+        r = logged_in.client.get("/ui/rounds/ANY-ROUND")
+        assert r.status_code == 503, (r.status_code, r.text[:300])
+        text = parse(r.text).text
+        assert r.headers["retry-after"] and "The request took too long in the database" in text, text
+        assert said in text and "unavailable" not in text, text
 
 
 # --- rules, reports, batches ---------------------------------------------------------------------------------
