@@ -382,7 +382,7 @@ def parse_round(data: bytes | str) -> Round:
     """JSON text of a recorded round -> :class:`~app.domain.model.Round`, as :func:`app.wire.schema.parse_round`
     (raises its :class:`~app.wire.forms.RoundInvalid`), faster."""
     try:
-        return _read(data if isinstance(data, bytes) else data.encode())
+        return _read(data.encode() if isinstance(data, str) else data)
     except (_NotHere, KeyError, UnicodeError):  # KeyError: a card or hand that is no spelling of one
         from app.wire import schema
 

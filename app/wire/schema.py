@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import (
@@ -790,6 +790,22 @@ def _seat(s: Seat) -> SeatWager:
     return forms.seat_of(s["seat"], s["wager"], aw["kind"], aw["amount"])
 
 
+_ZONES: dict[timedelta, timezone] = {}
+
+
+def _stdlib_zone(when: datetime) -> datetime:
+    """``when`` with the standard library's timezone of its offset, not pydantic-core's ``TzInfo``: a round is the
+    same value whichever reader read it (:mod:`app.wire.fast` builds ``datetime.timezone``; ``TzInfo`` names itself
+    ``-05:00`` where ``timezone`` says ``UTC-05:00``)."""
+    offset = when.utcoffset()
+    if not offset:
+        return when.replace(tzinfo=UTC)
+    zone = _ZONES.get(offset)
+    if zone is None:
+        zone = _ZONES[offset] = timezone(offset)
+    return when.replace(tzinfo=zone)
+
+
 def _to_domain(m: RoundModel) -> Round:
     table = m.table
     rules = table.get("rules")
@@ -797,7 +813,7 @@ def _to_domain(m: RoundModel) -> Round:
     return Round(
         m.round_id,
         m.jurisdiction,
-        m.played_at,
+        _stdlib_zone(m.played_at),
         table["id"],
         None if rules is None else dict(rules),
         tuple([_seat(s) for s in m.seats]),
