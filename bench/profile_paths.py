@@ -44,7 +44,7 @@ from bench.keys import make_key
 from bench.profile_round import shares
 
 PARTS = [
-    ("parse: pydantic + strict JSON (app/wire)", ("app/wire/", "pydantic")),
+    ("parse: msgspec, the model when it refuses (app/wire)", ("app/wire/", "pydantic", "msgspec")),
     ("audit: replay, checks, rules (app/domain, jurisdictions)", ("app/domain/", "app/jurisdictions/")),
     ("key check + rate limit (app/api/auth, limits)", ("app/api/auth.py", "app/usecases/keys.py", "limits/")),
     ("HTTP: middleware, routing, body (starlette, fastapi, app/api)", ("starlette/", "fastapi/", "app/api/")),
@@ -207,11 +207,13 @@ def ladder(url: str, n: int, concurrency: int, repeats: int = 3) -> None:
     submit = deps.SingleRounds.submit
     step = ["whole"]
 
-    async def replaced(self: Any, record: bytes, source: str, key_id: str | None = None) -> Any:
+    async def replaced(
+        self: Any, record: bytes, source: str, key_id: str | None = None, received_at: Any = None
+    ) -> Any:
         if step[0] == "whole":
-            return await submit(self, record, source, key_id)
+            return await submit(self, record, source, key_id, received_at)
         if step[0] == "parse and audit":
-            offline.audit_read(offline.read_round(record), None)
+            offline.audit_read(offline.read_round(record, received_at), None)
         return round_cases.Submitted(True, "R-1", "US-NJ", answer)
 
     headers = [

@@ -21,7 +21,10 @@ from bench.audit_throughput import make_corpus
 
 # Parts of the code, by the file a function lives in (first match wins).
 PARTS = [
-    ("wire format: pydantic parse + validate", ("app/wire/", "pydantic")),
+    (
+        "wire format: msgspec parse + validate (the model when it refuses)",
+        ("app/wire/", "pydantic", "msgspec"),
+    ),
     ("replay: the state of play", ("app/domain/replay.py", "app/domain/state.py")),
     ("checks by topic", ("app/domain/checks/",)),
     ("engine: findings, results", ("app/domain/",)),
