@@ -225,6 +225,32 @@ def _instant(text: str) -> datetime:
     return when
 
 
+_DAYS: dict[str, bool] = {}
+"""Dates (``YYYY-MM-DD``) seen in an event's time -> whether the calendar has them."""
+
+
+def _check_time(text: str) -> None:
+    """An event's time (``at``) is checked, not kept (the domain has no use for it): the form, then the date once
+    per day seen, the clock by its digits, and the range of years by :func:`_instant` at the edges of the calendar."""
+    if _TIMESTAMP.fullmatch(text) is None:
+        raise _NotHere
+    day = text[:10]
+    real = _DAYS.get(day)
+    if real is None:
+        try:
+            datetime(int(day[:4]), int(day[5:7]), int(day[8:10]))
+            real = True
+        except ValueError:
+            real = False
+        if len(_DAYS) >= 4096:
+            _DAYS.clear()
+        _DAYS[day] = real
+    if not real or text[11:13] >= "24" or text[14:16] >= "60" or text[17:19] >= "60":
+        raise _NotHere
+    if day <= "0001-01-01" or day >= "9999-12-31":  # an offset may carry it out of years 1-9999 in UTC
+        _instant(text)
+
+
 def _calendar(m: re.Match[str]) -> datetime:
     year, month, day, hour, minute, second, fraction, sign, oh, om = m.groups()
     if sign is None or (oh == "00" and om == "00"):
@@ -315,7 +341,17 @@ def _known(value: Struct, new: Callable[[Any], tuple[Any, int]]) -> tuple[Any, i
 
 
 def _event(e: AnyEvent) -> tuple[Event, int]:
-    return _known(e, _new_event)
+    """An event not in the cache. One with a time or a note (its own, seen once) is the same event without them,
+    cached, and its time checked: the cache holds only what repeats."""
+    at, note = e.at, e.note
+    if at is UNSET and note is UNSET:
+        return _known(e, _new_event)
+    bare = msgspec.structs.replace(e, at=UNSET, note=UNSET)
+    event, members = _KNOWN.get(bare) or _known(bare, _new_event)
+    if at is not UNSET:
+        _check_time(at)
+        members += 1
+    return event, members + (note is not UNSET)
 
 
 def _seat(s: Seat) -> tuple[SeatWager, int]:
