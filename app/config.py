@@ -218,6 +218,31 @@ class Settings(BaseSettings):
         description="How often the service signs and publishes a head of each source whose log grew; also at the "
         "end of every batch.",
     )
+    public_url: str = Field(
+        default="http://127.0.0.1:8000",
+        description="The service's address as people reach it: the links in webhooks and streams to a round's page.",
+    )
+    webhooks_allow_private: bool = Field(
+        default=False,
+        description="Let webhooks go to loopback, private, link-local and reserved addresses (a receiver inside the "
+        "casino's own network). Off: such a URL is refused when registered, and not sent to at delivery.",
+    )
+    webhook_poll_seconds: float = Field(
+        default=0.25,
+        gt=0,
+        le=60,
+        description="How often the service looks for findings to deliver that other processes stored (batch "
+        "workers, other service processes); its own are delivered at once.",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=5.0, gt=0, le=60, description="How long a webhook's receiver has to answer."
+    )
+    webhook_max_failures: int = Field(
+        default=15,
+        ge=1,
+        description="Deliveries failed in a row (each retried after 1 s, doubling to 10 min: 15 is about an hour) "
+        "after which a subscription is paused, saying why, until an admin resumes it.",
+    )
 
     @property
     def witness_sinks(self) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -29,6 +30,7 @@ from app.files import create_private
 from app.store import migrate
 from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
+from app.usecases import alerts as alert_cases
 from app.usecases import transparency
 from app.usecases.auditing import ENGINE_VERSION as VERSION
 
@@ -76,6 +78,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.migration_heads = migrate.head_revisions()
         except FileNotFoundError:
             app.state.migration_heads = None
+        deliverer = alert_cases.DELIVERER = alert_cases.Deliverer(db, settings)
+        delivering = asyncio.create_task(deliverer.run())
         publisher = transparency.configure(settings)
         publishing = (
             None if publisher is None else asyncio.create_task(_publish_every(publisher, db, settings))
@@ -85,8 +89,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if publishing is not None:
                 publishing.cancel()
+            delivering.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await delivering
+            await deliverer.close()
+            alert_cases.DELIVERER = None
             if pg is not None:
                 await pg.close()
+            # A request answered 503 at its deadline leaves its thread to finish: the pool is disposed once it has
+            # (or after as long again), not under it (its connection would be left open).
+            await uow.drain(settings.db_timeout_seconds)
             db.dispose()
 
     app = FastAPI(

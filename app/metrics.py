@@ -55,6 +55,19 @@ findings = Counter(
 )
 
 
+webhook_deliveries = Counter(
+    "bjaudit_webhook_deliveries",
+    "Webhook deliveries attempted by this process, by outcome: delivered (2xx), failed (another answer, or none), "
+    "refused (not sent: the URL resolves to an address the service does not send to).",
+    ("outcome",),
+)
+webhook_latency = Histogram(
+    "bjaudit_webhook_latency_seconds",
+    "From a round's receipt to the receiver's 2xx answer to the webhook of one of its findings.",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0),
+)
+
+
 def audited(result: Mapping[str, Any], via: str) -> None:
     """Count one audit result (``single``, ``batch`` or ``dry_run``) and, unless a dry run, its findings."""
     jurisdiction = str(result.get("jurisdiction"))

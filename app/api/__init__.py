@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Depends, FastAPI
 
 from app.api import (
+    alerts,
     auth,
     batches,
     integrity,
@@ -35,6 +36,7 @@ def install(app: FastAPI) -> None:
         shoes.router,
         reports.router,
         reaudits.router,
+        alerts.router,
     )
     for router in routers:
         app.include_router(router, dependencies=strict)

@@ -5,8 +5,12 @@ The trivial ones are ``async``: FastAPI would run a plain ``def`` dependency in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
-from collections.abc import Callable
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
@@ -17,6 +21,8 @@ from fastapi import Depends, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api.problems import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from app.config import Settings
@@ -49,14 +55,35 @@ class UnitOfWork:
         self.db = db
         self.limiter = limiter
         self.timeout = timeout
+        self._busy = 0
+        self._lock = threading.Lock()
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        with self.db.session() as session:
+        with self._working(), self.db.session() as session:
             return fn(session, *args)
 
     def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        with self.db.reading() as session:
+        with self._working(), self.db.reading() as session:
             return fn(session, *args)
+
+    @contextlib.contextmanager
+    def _working(self) -> Iterator[None]:
+        with self._lock:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._busy -= 1
+
+    async def drain(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) for every thread still in the database, those of requests answered
+        503 at their deadline included, so that the pool is disposed with every connection back in it; whether
+        they all came back."""
+        deadline = time.monotonic() + timeout
+        while self._busy and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return not self._busy
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """A use case that writes: one transaction, committed here."""
@@ -84,6 +111,7 @@ async def get_unit_of_work(request: Request) -> UnitOfWork:
 
 
 UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
 class SingleRounds:
@@ -194,6 +222,25 @@ once and the connection is closed."""
 
 
 JsonBody = Annotated[bytes, Depends(json_body)]
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def model_body(raw: bytes, model: type[_Model]) -> _Model:
+    """A body read by :data:`JsonBody` as FastAPI would have read it into ``model`` (json.loads, then the model),
+    with the same answers to what is not: FastAPI would read a model's body whole before any dependency (the key's
+    check, the bounded reader), for anyone."""
+    try:
+        doc = json.loads(raw)
+    except (UnicodeDecodeError, RecursionError) as exc:  # answered as every body that is not JSON text
+        raise StarletteHTTPException(400) from exc
+    except json.JSONDecodeError as exc:
+        error = {"type": "json_invalid", "loc": ("body", exc.pos), "msg": "JSON decode error", "input": {}}
+        raise RequestValidationError([{**error, "ctx": {"error": exc.msg}}]) from None
+    try:
+        return model.model_validate(doc)
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
 
 
 # --- unknown query parameters ------------------------------------------------------------------------------------

@@ -3,19 +3,16 @@ with the database's own credentials."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, Path
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.api import schemas
 from app.api.auth import Admin
-from app.api.deps import JsonBody, UnitOfWorkDep
+from app.api.deps import JsonBody, UnitOfWorkDep, model_body
 from app.usecases import keys as key_cases
 from app.usecases.keys import SOURCE_PATTERN
 
@@ -66,21 +63,6 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, object]]:
     return {s: {"model": schemas.Problem, "description": "See the problem's detail."} for s in statuses}
 
 
-def _key_request(raw: bytes) -> KeyRequest:
-    """The body as FastAPI would have read it (json.loads, then the model), with the same answers to what is not."""
-    try:
-        doc = json.loads(raw)
-    except (UnicodeDecodeError, RecursionError) as exc:  # answered as every body that is not JSON text
-        raise StarletteHTTPException(400) from exc
-    except json.JSONDecodeError as exc:
-        error = {"type": "json_invalid", "loc": ("body", exc.pos), "msg": "JSON decode error", "input": {}}
-        raise RequestValidationError([{**error, "ctx": {"error": exc.msg}}]) from None
-    try:
-        return KeyRequest.model_validate(doc)
-    except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
-
-
 @router.post(
     "/keys",
     status_code=201,
@@ -99,7 +81,7 @@ async def create_key(who: Admin, raw: JsonBody, uow: UnitOfWorkDep) -> Response:
     """Create an API key; the answer carries the key once."""
     # The key is checked first, and the body read through the one bounded reader (size, time): FastAPI would read a
     # model's body whole before any dependency, for anyone.
-    body = _key_request(raw)
+    body = model_body(raw, KeyRequest)
     # Absent: the creating key's own source (a key of every source must name one: 403 otherwise).
     source = None if body.all_sources else (body.source or who.writes(None))
     created = await uow.run(key_cases.create_key, source, body.scopes, body.label, who)

@@ -31,6 +31,7 @@ from app.config import Settings
 from app.store import migrate
 from app.store.db import Database
 from app.store.rounds import Search
+from app.usecases import alerts as alert_cases
 from app.usecases import elections as election_cases
 from app.usecases import rounds as round_cases
 from app.usecases.auditing import rule_spelling, rulesets
@@ -106,6 +107,8 @@ async def submit_round(request: Request, who: KnownSubmitter) -> Response:
         raise
     if not outcome.created:
         await auth.recheck(request)
+    elif outcome.findings:
+        alert_cases.stored_findings()  # committed: the webhooks and streams may send them now
     location = f"/v1/rounds/{quote(outcome.round_id, safe='')}?" + urlencode(
         {"source": source, "jurisdiction": outcome.jurisdiction}
     )

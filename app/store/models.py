@@ -17,6 +17,7 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -42,6 +43,7 @@ NAMING_CONVENTION = {
 
 VERDICTS = ("compliant", "violations", "unreplayable")
 ELECTIONS_SOURCES = ("record", "registered", "defaults")
+DELIVERY_OUTCOMES = ("delivered", "failed", "refused")
 
 BigId = BigInteger().with_variant(Integer(), "sqlite")  # SQLite autoincrements only INTEGER PRIMARY KEY
 
@@ -454,6 +456,82 @@ class EndedSessionRow(Base):
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+class SubscriptionRow(Base):
+    """A webhook of a source's findings (issue 22): where to POST them, the secret that signs them, the filters, and
+    how far delivery has got. Its cursor is a position in the source's chain (``cursor_seq``, ``cursor_index``: every
+    finding at or before it was delivered or did not match): the chain is the outbox, appended in the transaction that
+    stores each round, numbered in the order of commit."""
+
+    __tablename__ = "subscriptions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    source: Mapped[str] = mapped_column(String(128))
+    url: Mapped[str] = mapped_column(Text)
+    secret: Mapped[str] = mapped_column(Text)
+    """``whsec_`` + base64 of the signing key (Standard Webhooks); never answered after the subscription's creation."""
+    filters: Mapped[str] = mapped_column(Text)
+    """JSON: ``rules``, ``categories``, ``tables`` (lists or null), ``min_amount`` (minor units or null)."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_by: Mapped[str] = mapped_column(Text)
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    paused_reason: Mapped[str | None] = mapped_column(Text)
+    cursor_seq: Mapped[int] = mapped_column(BigInteger)
+    cursor_index: Mapped[int] = mapped_column(Integer)
+    failures: Mapped[int] = mapped_column(Integer, server_default="0")
+    """Deliveries failed in a row (0 after a success)."""
+    first_failure_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    """While a deliverer holds the subscription (one at a time, whichever process)."""
+    delivered: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+    __table_args__ = (Index(None, "source"),)
+
+
+class DeliveryRow(Base):
+    """One attempt to deliver one finding to one subscription, and what came of it. Append-only."""
+
+    __tablename__ = "deliveries"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    subscription_id: Mapped[str] = mapped_column(String(32))
+    event_id: Mapped[str] = mapped_column(Text)
+    attempted_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    outcome: Mapped[str] = mapped_column(String(16))
+    status: Mapped[int | None] = mapped_column(Integer)
+    """The receiver's HTTP status, when it answered."""
+    error: Mapped[str | None] = mapped_column(Text)
+    seconds: Mapped[float] = mapped_column(Float)
+    latency_seconds: Mapped[float | None] = mapped_column(Float)
+    """From the round's receipt to the receiver's answer (a delivered event)."""
+
+    __table_args__ = (
+        CheckConstraint(f"outcome IN ({_in(DELIVERY_OUTCOMES)})", name="outcome"),
+        Index(None, "subscription_id", "id"),
+    )
+
+
+class AcknowledgementRow(Base):
+    """A supervisor's acknowledgement of an alert (a finding of a round's first audit), attributed to the key that
+    made it. Append-only; one per alert."""
+
+    __tablename__ = "acknowledgements"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(128))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    finding_index: Mapped[int] = mapped_column(Integer)
+    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("rounds.id", ondelete="CASCADE"))
+    acknowledged_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    key_id: Mapped[str | None] = mapped_column(String(16))
+    acknowledged_by: Mapped[str] = mapped_column(Text)
+    note: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (UniqueConstraint("source", "seq", "finding_index"), Index(None, "round_pk"))
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
@@ -469,6 +547,9 @@ tree_heads_table = cast(Table, TreeHeadRow.__table__)
 ended_sessions_table = cast(Table, EndedSessionRow.__table__)
 reaudits_table = cast(Table, ReauditRow.__table__)
 reaudit_chunks_table = cast(Table, ReauditChunkRow.__table__)
+subscriptions_table = cast(Table, SubscriptionRow.__table__)
+deliveries_table = cast(Table, DeliveryRow.__table__)
+acknowledgements_table = cast(Table, AcknowledgementRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -501,6 +582,9 @@ __all__: list[Any] = [
     "ended_sessions_table",
     "reaudits_table",
     "reaudit_chunks_table",
+    "subscriptions_table",
+    "deliveries_table",
+    "acknowledgements_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

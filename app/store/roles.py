@@ -12,14 +12,23 @@ from sqlalchemy import Connection, text
 
 from app.store.chain import APPEND_ONLY_TABLES
 
-WORK_TABLES = ("batches", "batch_chunks", "chain_heads", "reaudits", "reaudit_chunks", "ended_sessions")
+WORK_TABLES = (
+    "batches",
+    "batch_chunks",
+    "chain_heads",
+    "reaudits",
+    "reaudit_chunks",
+    "ended_sessions",
+    "subscriptions",
+)
 """Tables the service updates and deletes from (uploads in progress, chunks done — of batches and re-audits —, the
-heads moved by appends)."""
+heads moved by appends, webhook subscriptions and their cursors)."""
 UPDATED_COLUMNS = {"api_keys": ("revoked_at",)}
 """Tables the service updates but never deletes from, and the only columns it updates (a key's revocation: never its
 scopes, source or secret)."""
-APPEND_ONLY_WORK = ("batch_results",)
-"""Tables outside the chain that the service only appends to (a batch's per-line results): SELECT and INSERT, and a
+APPEND_ONLY_WORK = ("batch_results", "deliveries", "acknowledgements")
+"""Tables outside the chain that the service only appends to (a batch's per-line results, webhook deliveries, the
+acknowledgements of alerts): SELECT and INSERT, and a
 trigger refuses UPDATE and DELETE to every role but the owner's, as on the evidence."""
 QUEUE_SCHEMA = "procrastinate"
 

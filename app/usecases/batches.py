@@ -42,7 +42,7 @@ from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
-from app.usecases import offline, reaudits, transparency
+from app.usecases import alerts, offline, reaudits, transparency
 from app.usecases import rounds as round_cases
 from app.usecases.errors import RoundConflict, ServiceError, problem_body
 
@@ -562,6 +562,8 @@ def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
             s, batch_id, chunk_no, chunk.first_line, chunk.data, source, started, batch.received_at
         )
     metrics.audited_all(stored, "batch")  # once committed
+    if any(r.get("findings") for r in stored):
+        alerts.stored_findings()
     if transparency.PUBLISHER is not None:
         with db.reading() as s:
             left = s.execute(

@@ -151,3 +151,15 @@ class KeyNotFound(ServiceError):
 
 class RateLimited(ServiceError):
     status, slug, title = 429, "rate-limited", "Too many requests for this API key"
+
+
+class SubscriptionInvalid(ServiceError):
+    status, slug, title = 422, "subscription-invalid", "The subscription cannot be registered"
+
+
+class SubscriptionNotFound(ServiceError):
+    status, slug, title = 404, "subscription-not-found", "No such subscription"
+
+
+class AlertNotFound(ServiceError):
+    status, slug, title = 404, "alert-not-found", "No such alert"

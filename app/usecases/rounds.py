@@ -103,6 +103,8 @@ class Submitted:
     round_id: str
     jurisdiction: str
     body: bytes
+    findings: int = 0
+    """How many findings a newly stored round has (alerts to deliver, once committed)."""
 
 
 def audit_columns(done: Audited) -> dict[str, Any]:
@@ -186,7 +188,7 @@ def submit_round(
     repo.insert_findings(session, repo.finding_rows(pk, done.result.get("findings", ()), source, rnd))
     chain.append(session, source, "round", pk, chain.round_content(row))
     metrics.audited(done.result, "single")
-    return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
+    return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body, len(done.result.get("findings", ())))
 
 
 async def submit_round_pg(
@@ -214,7 +216,7 @@ async def submit_round_pg(
             await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
         )
     metrics.audited(done.result, "single")
-    return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body)
+    return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body, len(findings))
 
 
 # --- look up ---------------------------------------------------------------------------------------------------

@@ -55,7 +55,9 @@ def _fill(bind: sa.Connection, table: str, audit_no: str) -> None:
         audit = _audit(row.audit)
         reason = _void_reason(audit)
         if reason is not None:
-            bind.execute(sa.text(f"UPDATE {table} SET void_reason = :r WHERE id = :id"), {"r": reason, "id": row.id})
+            bind.execute(
+                sa.text(f"UPDATE {table} SET void_reason = :r WHERE id = :id"), {"r": reason, "id": row.id}
+            )
         for seq, f in enumerate(audit.get("findings") or ()):
             if isinstance(f, dict) and f.get("corrected_by") is not None:
                 bind.execute(

@@ -94,6 +94,9 @@ def engine(database_url: str) -> Iterator[Engine]:
     """A separate engine onto the test database, to look at what the service stored."""
     eng = create_engine(sqlalchemy_url(database_url))
     with eng.begin() as conn:
+        conn.execute(text("DELETE FROM acknowledgements"))
+        conn.execute(text("DELETE FROM deliveries"))
+        conn.execute(text("DELETE FROM subscriptions"))
         conn.execute(text("DELETE FROM reaudit_chunks"))
         conn.execute(text("DELETE FROM reaudits"))
         conn.execute(text("DELETE FROM findings"))

@@ -85,6 +85,8 @@ def _concrete(path: str) -> str:
         .replace("{shoe_id}", "SHOE-1")
         .replace("{audit_no}", "2")
         .replace("{reaudit_id}", "ra_000000000000000000000000")
+        .replace("{sub_id}", "sub_0123456789abcdef")
+        .replace("{alert_id}", "default:1:0")
     )
 
 
