@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-cli bench-http bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium screenshots wheel bench-tree test-compiled
 
 $(STAMP): pyproject.toml
@@ -118,6 +118,11 @@ bench-cli: $(BENCH_ENV)
 
 bench-http: $(BENCH_ENV)
 	$(BENCH) bench.http_ingest
+
+## Latency to the pit (issue 22): 16 submitters POST rounds with findings to the service on PostgreSQL, one webhook
+## subscription to a receiver on the loopback; submit p50/p99 (request to 201) beside 201 to the webhook's arrival
+bench-alerts: $(BENCH_ENV)
+	$(BENCH) bench.alerts_latency
 
 ## Mutation testing of the pure engine against the fast tests (minutes; not part of `make test`): docs/testing.md
 mutation: $(STAMP)

@@ -206,13 +206,16 @@ def _libpq(url: str) -> str:
     return make_url(sqlalchemy_url(url)).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def start_service(database_url: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_service(
+    database_url: str, port: int, workers: int, extra: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "BJAUDIT_DATABASE_URL": database_url,
         "BJAUDIT_EMBEDDED_WORKERS": "0",  # no batch worker beside the requests measured
         "BJAUDIT_ACCESS_LOG": "false",
         "BJAUDIT_RATE_LIMIT": "1000000/second",  # counted (its cost is measured), never reached
+        **(extra or {}),
     }
     cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--no-access-log", "--log-level", "warning", "--workers", str(workers)]
