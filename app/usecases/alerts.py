@@ -537,13 +537,13 @@ class Deliverer:
         self._loop = asyncio.get_running_loop()
         while True:
             ids: Sequence[str] = ()
+            self._wake.clear()  # before the pass: a round stored during it wakes the next one
             try:
                 ids = await anyio.to_thread.run_sync(self._due)
                 for sub_id in ids:
                     await self.deliver(sub_id)
             except Exception:  # noqa: BLE001 - the database away: the next pass carries everything
                 log.exception("a delivery pass of webhooks failed")
-            self._wake.clear()
             with contextlib.suppress(
                 TimeoutError
             ):  # no subscription to serve: a slower look (a new one wakes it)

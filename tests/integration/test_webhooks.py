@@ -33,11 +33,17 @@ class Receiver:
     def __init__(self) -> None:
         self.got: list[dict[str, Any]] = []
         self.statuses = [204]
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+        """Cleared by a test: the receiver holds its answers until it is set again."""
+        self.release.set()
         received = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers["Content-Length"]))
+                received.arrived.set()
+                received.release.wait(20)
                 received.got.append({"headers": dict(self.headers), "body": body})
                 status = received.statuses.pop(0) if len(received.statuses) > 1 else received.statuses[0]
                 self.send_response(status)
@@ -210,6 +216,28 @@ def test_a_failing_receiver_is_retried_in_order_then_paused_saying_why(
         receiver.wait(len(got) + 1)
         time.sleep(0.2)
         assert json.loads(receiver.got[-1]["body"])["data"]["round_id"] == "R-2"
+
+
+def test_a_round_stored_while_a_webhook_is_in_flight_is_sent_next_without_waiting_for_the_poll(
+    database_url: str, engine: Any, receiver: Receiver, examples: dict[str, bytes]
+) -> None:
+    """Its wake comes during the deliverer's pass: the next pass starts at once (the wake was once cleared at the end
+    of the pass, and the round waited for the poll)."""
+    settings = Settings(
+        database_url=database_url, embedded_workers=0, webhooks_allow_private=True, webhook_poll_seconds=60
+    )
+    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        keyed(c, database_url)
+        subscribe(c, receiver.url)
+        receiver.release.clear()
+        first = renamed(examples["nj-dealer-draws-on-hard-17"], "IN-FLIGHT")
+        assert c.post("/v1/rounds", content=first, headers=JSON).status_code == 201
+        assert receiver.arrived.wait(20)  # its webhook is being delivered, held by the receiver
+        second = renamed(examples["nj-dealer-draws-on-hard-17"], "STORED-MEANWHILE")
+        assert c.post("/v1/rounds", content=second, headers=JSON).status_code == 201
+        receiver.release.set()
+        got = receiver.wait(2)
+        assert [json.loads(g["body"])["data"]["round_id"] for g in got] == ["IN-FLIGHT", "STORED-MEANWHILE"]
 
 
 def test_a_loopback_url_is_refused_unless_allowed(database_url: str, engine: Any) -> None:
