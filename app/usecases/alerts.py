@@ -496,7 +496,9 @@ def acknowledgements_of_round(session: Session, round_pk: int) -> list[dict[str,
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 600.0
 IDLE_POLL = 5.0
 """Seconds between looks when no subscription is due (a new one, or a resumed one, wakes the deliverer)."""
-LEASE = timedelta(seconds=60)
+LEASE_MARGIN = 5.0
+"""A deliverer's hold on a subscription lasts one POST (``webhook_timeout_seconds``) and this many seconds more,
+renewed with each delivery it records: a killed deliverer's subscriptions are taken over that soon."""
 
 
 def backoff(failures: int) -> float:
@@ -521,6 +523,7 @@ class Deliverer:
         self.allow_private = settings.webhooks_allow_private
         self.poll = settings.webhook_poll_seconds
         self.max_failures = settings.webhook_max_failures
+        self.lease = timedelta(seconds=settings.webhook_timeout_seconds + LEASE_MARGIN)
         self.client = httpx.AsyncClient(timeout=settings.webhook_timeout_seconds, follow_redirects=False)
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -559,7 +562,7 @@ class Deliverer:
     def _take(self, sub_id: str) -> tuple[Any, list[Alert], int] | None:
         with self.db.session() as session:
             now = _now()
-            row = repo.lease(session, sub_id, now, now + LEASE)
+            row = repo.lease(session, sub_id, now, now + self.lease)
             if row is None:
                 return None
             filters = Filters.from_json(orjson.loads(row.filters))
@@ -609,6 +612,7 @@ class Deliverer:
                             "first_failure_at": None,
                             "next_attempt_at": None,
                             "last_error": None,
+                            "lease_until": now + self.lease,
                         },
                         delivery,
                     )

@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -238,6 +239,32 @@ def test_a_round_stored_while_a_webhook_is_in_flight_is_sent_next_without_waitin
         receiver.release.set()
         got = receiver.wait(2)
         assert [json.loads(g["body"])["data"]["round_id"] for g in got] == ["IN-FLIGHT", "STORED-MEANWHILE"]
+
+
+def test_a_deliverers_hold_on_a_subscription_lapses_one_timeout_after_its_last_delivery(
+    database_url: str, engine: Any, receiver: Receiver
+) -> None:
+    """A deliverer killed mid-pass (SIGKILL, or its database restarted under it) leaves its lease: another process,
+    or itself, takes the subscription over once a POST's timeout (and a margin) has passed, not a minute later."""
+    from app.store import alerts as repo
+    from app.store.db import Database
+    from app.usecases import alerts as alert_cases
+    from app.usecases.keys import Principal
+
+    settings = Settings(
+        database_url=database_url, embedded_workers=0, webhooks_allow_private=True, webhook_timeout_seconds=2
+    )
+    db = Database(engine)
+    admin = Principal("k1", "test", "default", frozenset({"admin"}))
+    with db.session() as session:
+        new = alert_cases.NewSubscription(receiver.url, SECRET, None, None, None, None)
+        sub = alert_cases.create_subscription(session, admin, None, new, allow_private=True)["id"]
+    killed = alert_cases.Deliverer(db, settings)
+    assert killed._take(sub) is not None  # taken, and never released
+    with db.session() as session:
+        now = datetime.now(UTC)
+        assert sub not in repo.due(session, now)
+        assert sub in repo.due(session, now + timedelta(seconds=settings.webhook_timeout_seconds + 10))
 
 
 def test_a_loopback_url_is_refused_unless_allowed(database_url: str, engine: Any) -> None:
