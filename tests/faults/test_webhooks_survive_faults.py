@@ -207,7 +207,7 @@ def test_every_alert_reaches_its_subscriber_across_a_killed_service_and_a_restar
             {a for a, (_, table) in expected.items() if table in picked} for picked in chosen
         ]  # each subscription's alerts
         assert all(wanted) and not wanted[0] & wanted[1]
-        deadline = time.monotonic() + 150  # a killed service's lease on its subscriptions lapses first
+        deadline = time.monotonic() + 60  # a killed service's lease lapses first (the timeout and 5 s)
         while any(not w <= r.ids() for w, r in zip(wanted, receivers, strict=True)):
             missing = [len(w - r.ids()) for w, r in zip(wanted, receivers, strict=True)]
             assert time.monotonic() < deadline, f"alerts never delivered: {missing}"
