@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-outbox bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium screenshots wheel bench-tree test-compiled
 
 $(STAMP): pyproject.toml
@@ -123,6 +123,12 @@ bench-http: $(BENCH_ENV)
 ## subscription to a receiver on the loopback; submit p50/p99 (request to 201) beside 201 to the webhook's arrival
 bench-alerts: $(BENCH_ENV)
 	$(BENCH) bench.alerts_latency
+
+## The outbox's cost (issue 22): POST /v1/rounds at c=16 with 0 and 3 webhook subscriptions, alternated 5 times:
+## the generated rounds as they are (legal: nothing to deliver), then every round with an injected error
+bench-outbox: $(BENCH_ENV)
+	$(BENCH) bench.http_ingest --concurrency 16 --subscriptions 0 3 --repeat 5 --seconds 3 --faulty 0
+	$(BENCH) bench.http_ingest --concurrency 16 --subscriptions 0 3 --repeat 5 --seconds 3 --faulty 1
 
 ## Mutation testing of the pure engine against the fast tests (minutes; not part of `make test`): docs/testing.md
 mutation: $(STAMP)

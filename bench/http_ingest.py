@@ -12,8 +12,16 @@ the same run, each phase bounded in time:
 and prints rounds/s and p50/p99 latency beside /healthz's, with the ratios. Compare ratios measured in one run;
 absolute numbers vary 10-30% run to run on these machines.
 
+The outbox's cost (issue 22, ``make bench-outbox``): ``--subscriptions 0 3`` measures POST /v1/rounds alone, with 0
+then 3 webhook subscriptions (every finding, to a receiver on the loopback in this process, bench/receiver.py),
+alternated ``--repeat`` times, and prints the ratio of the rounds stored per second with 3 to those with 0 (the
+webhooks are read from the chain and POSTed by the service's deliverer, in the same process as the submits: that is
+the cost). ``--faulty 1`` injects a dealer or payout error into that share of the rounds (app.synth.mutator), so
+that there is something to deliver: the generated rounds are legal, without findings.
+
     .venv/bin/python -m bench.http_ingest                       # 5 s per phase
     .venv/bin/python -m bench.http_ingest --seconds 10 --concurrency 1 16 64
+    .venv/bin/python -m bench.http_ingest --concurrency 16 --subscriptions 0 3 --repeat 3 --faulty 1
     BJAUDIT_TEST_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres .venv/bin/python -m bench.http_ingest
 """
 
@@ -24,6 +32,7 @@ import asyncio
 import itertools
 import json
 import os
+import random
 import re
 import secrets
 import socket
@@ -41,7 +50,9 @@ from sqlalchemy.engine import make_url
 from app.config import sqlalchemy_url
 from app.store.migrate import upgrade_head
 from app.synth.generator import generate_rounds
+from app.synth.mutator import mutate
 from bench.keys import make_key
+from bench.receiver import Receiver
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "tests" / "data" / "examples"
@@ -70,10 +81,17 @@ def example_rounds(run: str) -> Callable[[], tuple[str, bytes]]:
     return make
 
 
-def round_factory(run: str, count: int) -> Callable[[], tuple[str, bytes]]:
+def round_factory(run: str, count: int, faulty: float = 0.0) -> Callable[[], tuple[str, bytes]]:
     """Unique, realistic rounds from the seeded generator (both jurisdictions, ~1.3 KB each), made before the
-    load starts so that the load generator only sends; the example rounds take over if they run out."""
-    generated = [(r["round_id"], orjson.dumps(r)) for r in generate_rounds(count, seed=20261202)]
+    load starts so that the load generator only sends; the example rounds take over if they run out. A share
+    ``faulty`` of them carry an injected error (a finding or more)."""
+    rng = random.Random(22)
+
+    def made(r: dict[str, object]) -> dict[str, object]:
+        fault = mutate(r, rng) if faulty and rng.random() < faulty else None
+        return r if fault is None else fault.round
+
+    generated = [(str(r["round_id"]), orjson.dumps(made(r))) for r in generate_rounds(count, seed=20261202)]
     fallback = example_rounds(run)
     it = iter(generated)
 
@@ -282,6 +300,149 @@ async def bench(
     return results, warm.ok + sum(p.ok for p, _, _ in results)
 
 
+# --- the outbox's cost (issue 22) ---------------------------------------------------------------------------------
+
+ADMIN = [""]
+"""A key with the admin scope, for the subscriptions."""
+
+
+async def _hold_subscriptions(port: int, receiver: Receiver, want: int, held: list[str]) -> None:
+    """Hold exactly ``want`` subscriptions (every finding, to ``receiver``), made or deleted through the API."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {ADMIN[0]}"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=10) as client:
+        while len(held) > want:
+            (await client.delete(f"/v1/subscriptions/{held.pop()}")).raise_for_status()
+        while len(held) < want:
+            r = await client.post("/v1/subscriptions", json={"url": receiver.url})
+            r.raise_for_status()
+            held.append(r.json()["id"])
+
+
+async def _quiet(receiver: Receiver, most: float = 15.0) -> None:
+    """Wait until nothing has arrived for half a second (the deliverer ends its pass), ``most`` seconds at most."""
+    deadline = time.monotonic() + most
+    seen = -1
+    while len(receiver.got) != seen and time.monotonic() < deadline:
+        seen = len(receiver.got)
+        await asyncio.sleep(0.5)
+
+
+@dataclass
+class OutboxPhase:
+    subscriptions: int
+    post: Phase
+    webhooks: int
+    """Webhooks that arrived at the receiver during the phase."""
+    cpu_seconds: float
+    """CPU time of the service's process during the phase (user + system)."""
+    repeat: int
+
+    @property
+    def cpu_ms_per_round(self) -> float:
+        return self.cpu_seconds * 1000 / max(1, self.post.ok)
+
+
+def process_cpu(pid: int) -> Callable[[], float]:
+    """The CPU seconds (user + system) a process has used so far, from /proc: steadier than the throughput on a
+    machine that other work shares."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def read() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    return read
+
+
+async def outbox(
+    port: int,
+    concurrencies: list[int],
+    seconds: float,
+    counts: list[int],
+    repeat: int,
+    run: str,
+    faulty: float,
+    cpu: Callable[[], float],
+) -> tuple[list[OutboxPhase], int]:
+    phases = len(concurrencies) * len(counts) * repeat
+    make = round_factory(run, min(200_000, int(1500 * seconds * phases) + 5000), faulty)
+    receiver = await Receiver().start()
+    held: list[str] = []
+    stored: list[str] = []
+    results = []
+    try:
+        created = (await run_phase("warmup", port, post_round(make, stored), 8, 1.0)).ok
+        for c in concurrencies:
+            # alternated, so that drift (the tables growing, the machine's other work) falls on both
+            for n in range(repeat):
+                for k in counts:
+                    await _hold_subscriptions(port, receiver, k, held)
+                    await _quiet(receiver)
+                    before, cpu_before = len(receiver.got), cpu()
+                    post = await run_phase("POST /v1/rounds", port, post_round(make, stored), c, seconds)
+                    results.append(OutboxPhase(k, post, len(receiver.got) - before, cpu() - cpu_before, n))
+                    created += post.ok
+                    print(
+                        f"  c={c:<3} subscriptions {k}: POST {post.rate:7.0f}/s  webhooks "
+                        f"{results[-1].webhooks / post.seconds:7.0f}/s  CPU {results[-1].cpu_ms_per_round:.2f} ms/round",
+                        file=sys.stderr,
+                    )
+        await _hold_subscriptions(port, receiver, 0, held)
+    finally:
+        await receiver.close()
+    return results, created
+
+
+def outbox_report(results: list[OutboxPhase], counts: list[int], faulty: float) -> str:
+    lines = [
+        f"POST /v1/rounds with webhook subscriptions (each phase; {faulty:.0%} of the rounds with an injected error)",
+        f"{'subscriptions':>13} {'conc':>4} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms/round':>13} "
+        f"{'webhooks/s':>11}",
+    ]
+    for r in results:
+        p = r.post
+        lines.append(
+            f"{r.subscriptions:>13} {p.concurrency:>4} {p.rate:>8.0f} {p.pct(0.5):>8.2f} {p.pct(0.99):>8.2f} "
+            f"{r.cpu_ms_per_round:>13.3f} {r.webhooks / p.seconds:>11.0f}"
+            + (f"   failed {p.failed}" if p.failed else "")
+        )
+    base = counts[0]
+    for c in sorted({r.post.concurrency for r in results}):
+        for k in counts[1:]:
+            # each repeat's phase with k beside the same repeat's with the base: drift falls on both
+            pairs = [
+                (a, b)
+                for a in results
+                for b in results
+                if a.post.concurrency == b.post.concurrency == c
+                and a.repeat == b.repeat
+                and (a.subscriptions, b.subscriptions) == (k, base)
+            ]
+            rates = sorted(a.post.rate / b.post.rate for a, b in pairs)
+            cpus = sorted(a.cpu_ms_per_round / b.cpu_ms_per_round for a, b in pairs)
+            rate = rates[len(rates) // 2]
+            lines.append(
+                f"bench-outbox: c={c} faulty={faulty:g}: rounds/s with {k} subscriptions / with {base}: {rate:.3f} "
+                f"({(rate - 1) * 100:+.1f}%; pairs {min(rates):.2f}..{max(rates):.2f}); CPU per round "
+                f"x{cpus[len(cpus) // 2]:.3f} (pairs {min(cpus):.2f}..{max(cpus):.2f}); medians of {len(pairs)} pairs"
+            )
+    return "\n".join(lines)
+
+
+def _check_stored(url: str, created: int) -> int:
+    """1 (and says so) unless every 201 is a stored round."""
+    with psycopg.connect(_libpq(url)) as conn:
+        row = conn.execute("SELECT count(*) FROM rounds").fetchone()
+        in_db = int(row[0]) if row else 0
+    print(f"\n201 Created answers (warm-up included): {created}; rounds in the database: {in_db}")
+    if created != in_db:
+        print("MISMATCH: every 201 must be a stored round", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -293,6 +454,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
     ap.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     ap.add_argument("--json", type=Path, help="also write the figures here as JSON")
+    ap.add_argument(
+        "--subscriptions",
+        type=int,
+        nargs="+",
+        help="the outbox's cost: POST /v1/rounds alone with each of these numbers of webhook subscriptions (0 3)",
+    )
+    ap.add_argument(
+        "--repeat", type=int, default=2, help="with --subscriptions: how many times each is measured"
+    )
+    ap.add_argument(
+        "--faulty", type=float, default=0.0, help="the share of rounds with an injected error (0 to 1)"
+    )
     args = ap.parse_args(argv)
 
     run = secrets.token_hex(3)
@@ -309,17 +482,31 @@ def main(argv: list[str] | None = None) -> int:
         upgrade_head(url)
         AUTH[0] = f"Authorization: Bearer {make_key(url)}\r\n"
         port = _free_port()
-        proc = start_service(url, port, args.workers)
+        extra = {"BJAUDIT_WEBHOOKS_ALLOW_PRIVATE": "true"} if args.subscriptions else None
+        proc = start_service(url, port, args.workers, extra)
         print(f"service on 127.0.0.1:{port}, database {name}, {os.cpu_count()} CPUs", file=sys.stderr)
+        if args.subscriptions:
+            ADMIN[0] = make_key(url, "bench", ("admin",))
+            counts = args.subscriptions
+            phases, made = asyncio.run(
+                outbox(
+                    port,
+                    args.concurrency,
+                    args.seconds,
+                    counts,
+                    args.repeat,
+                    run,
+                    args.faulty,
+                    process_cpu(proc.pid),
+                )
+            )
+            print()
+            print(outbox_report(phases, counts, args.faulty))
+            return _check_stored(url, made)
         results, created = asyncio.run(bench(port, args.concurrency, args.seconds, run))
-        with psycopg.connect(_libpq(url)) as conn:
-            row = conn.execute("SELECT count(*) FROM rounds").fetchone()
-            in_db = int(row[0]) if row else 0
         print()
         print(report(results))
-        print(f"\n201 Created answers (warm-up included): {created}; rounds in the database: {in_db}")
-        if created != in_db:
-            print("MISMATCH: every 201 must be a stored round", file=sys.stderr)
+        if _check_stored(url, created):
             return 1
         if args.json:
             args.json.parent.mkdir(parents=True, exist_ok=True)
