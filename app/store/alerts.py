@@ -122,7 +122,13 @@ def delete_subscription(session: Session, sub_id: str, now: datetime) -> bool:
 
 
 def update_subscription(session: Session, sub_id: str, values: Mapping[str, Any]) -> None:
-    session.execute(update(S).where(S.c.id == sub_id).values(**values))
+    """Set ``values``; a cursor among them only moves forward (a deliverer whose lease ran out while another took
+    the subscription never moves it back)."""
+    stmt = update(S).where(S.c.id == sub_id)
+    if "cursor_seq" in values:
+        seq, index = values["cursor_seq"], values["cursor_index"]
+        stmt = stmt.where(or_(S.c.cursor_seq < seq, and_(S.c.cursor_seq == seq, S.c.cursor_index < index)))
+    session.execute(stmt.values(**values))
 
 
 def due(session: Session, now: datetime) -> Sequence[str]:

@@ -539,8 +539,10 @@ class Deliverer:
             ids: Sequence[str] = ()
             try:
                 ids = await anyio.to_thread.run_sync(self._due)
-                for sub_id in ids:
-                    await self.deliver(sub_id)
+                passes = await asyncio.gather(*(self.deliver(sub_id) for sub_id in ids), return_exceptions=True)
+                for sub_id, failed in zip(ids, passes, strict=True):  # a slow receiver delays no other
+                    if isinstance(failed, Exception):
+                        log.error("the delivery pass of %s failed", sub_id, exc_info=failed)
             except Exception:  # noqa: BLE001 - the database away: the next pass carries everything
                 log.exception("a delivery pass of webhooks failed")
             self._wake.clear()
@@ -604,6 +606,7 @@ class Deliverer:
                         {
                             "cursor_seq": a.seq,
                             "cursor_index": a.index,
+                            "lease_until": _now() + LEASE,  # held while it delivers
                             "delivered": int(row.delivered) + delivered,
                             "failures": 0,
                             "first_failure_at": None,
