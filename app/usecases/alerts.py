@@ -53,6 +53,8 @@ log = logging.getLogger("bjaudit.alerts")
 
 ENTRIES_A_READ = 500
 """How many chain entries one read of the feed covers."""
+WHOLE_ENTRY = 1 << 30
+"""A cursor's index past every finding of its entry."""
 
 
 # --- alerts ----------------------------------------------------------------------------------------------------
@@ -159,7 +161,7 @@ def read(
     """The alerts of ``source`` after the position ``after`` (seq, index), from at most ``entries`` chain entries,
     and the last seq those entries reached (the cursor may move there when none of them matched)."""
     seq, index = after
-    first = max(seq, 1)
+    first = seq + 1 if index >= WHOLE_ENTRY else max(seq, 1)
     reached, rows = repo.entries_with_findings(session, source, first, first + entries - 1)
     alerts = [a for row in rows for a in _alerts_of(source, row) if (a.seq, a.index) > (seq, index)]
     return alerts, max(reached, seq)
@@ -375,7 +377,7 @@ def create_subscription(
             "cursor_seq": repo.head_seq(
                 session, owner
             ),  # from now on: the findings stored before are not news
-            "cursor_index": 1 << 30,
+            "cursor_index": WHOLE_ENTRY,
             "failures": 0,
             "delivered": 0,
         },
@@ -537,9 +539,12 @@ class Deliverer:
         self._loop = asyncio.get_running_loop()
         while True:
             ids: Sequence[str] = ()
+            live = True
             try:
-                ids = await anyio.to_thread.run_sync(self._due)
-                passes = await asyncio.gather(*(self.deliver(sub_id) for sub_id in ids), return_exceptions=True)
+                ids, live = await anyio.to_thread.run_sync(self._due)
+                passes = await asyncio.gather(
+                    *(self.deliver(sub_id) for sub_id in ids), return_exceptions=True
+                )
                 for sub_id, failed in zip(ids, passes, strict=True):  # a slow receiver delays no other
                     if isinstance(failed, Exception):
                         log.error("the delivery pass of %s failed", sub_id, exc_info=failed)
@@ -549,14 +554,16 @@ class Deliverer:
             with contextlib.suppress(
                 TimeoutError
             ):  # no subscription to serve: a slower look (a new one wakes it)
-                await asyncio.wait_for(self._wake.wait(), self.poll if ids else IDLE_POLL)
+                await asyncio.wait_for(self._wake.wait(), self.poll if live else IDLE_POLL)
 
     async def close(self) -> None:
         await self.client.aclose()
 
-    def _due(self) -> Sequence[str]:
+    def _due(self) -> tuple[Sequence[str], bool]:
+        """The subscriptions to deliver now, and whether any subscription is live (then other processes' findings
+        are looked for every ``poll`` seconds)."""
         with self.db.session() as session:
-            return list(repo.due(session, _now()))
+            return list(repo.due(session, _now(), WHOLE_ENTRY)), repo.any_live(session)
 
     def _take(self, sub_id: str) -> tuple[Any, list[Alert], int] | None:
         with self.db.session() as session:
@@ -636,11 +643,10 @@ class Deliverer:
                     log.warning("webhook subscription %s paused: %s", sub_id, values["paused_reason"])
                 await anyio.to_thread.run_sync(self._record, sub_id, values, delivery)
                 return
-            last = alerts[-1].seq if alerts else int(row.cursor_seq)
-            if reached > last:  # the entries read past the last alert had none for it: the cursor skips them
-                await anyio.to_thread.run_sync(
-                    self._record, sub_id, {"cursor_seq": reached, "cursor_index": 1 << 30}, None
-                )
+            # Every alert of the entries read was delivered or did not match: the cursor passes them all.
+            await anyio.to_thread.run_sync(
+                self._record, sub_id, {"cursor_seq": reached, "cursor_index": WHOLE_ENTRY}, None
+            )
         finally:
             await anyio.to_thread.run_sync(self._record, sub_id, {"lease_until": None}, None)
 
