@@ -590,6 +590,7 @@ class Deliverer:
             return
         row, alerts, reached = taken
         failures, delivered = int(row.failures), 0
+        failing_since = row.first_failure_at if failures else None
         try:
             for a in alerts:
                 outcome, status, error, seconds = await self._post(row, a)
@@ -622,10 +623,10 @@ class Deliverer:
                         },
                         delivery,
                     )
-                    failures = 0
+                    failures, failing_since = 0, None
                     continue
                 failures += 1
-                first = row.first_failure_at if int(row.failures) and row.first_failure_at else now
+                first = failing_since or now
                 values: dict[str, Any] = {
                     "failures": failures,
                     "first_failure_at": first,
