@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import sys
@@ -89,10 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if publishing is not None:
                 publishing.cancel()
-            delivering.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await delivering
-            await deliverer.close()
+            await deliverer.stop(delivering, settings.db_timeout_seconds)
             alert_cases.DELIVERER = None
             if pg is not None:
                 await pg.close()

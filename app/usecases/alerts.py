@@ -526,6 +526,7 @@ class Deliverer:
         self.client = httpx.AsyncClient(timeout=settings.webhook_timeout_seconds, follow_redirects=False)
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
 
     def wake(self) -> None:
         """Start a pass now (from any thread: the batch runner's too)."""
@@ -537,7 +538,7 @@ class Deliverer:
         import anyio
 
         self._loop = asyncio.get_running_loop()
-        while True:
+        while not self._stopping:
             ids: Sequence[str] = ()
             live = True
             try:
@@ -556,7 +557,17 @@ class Deliverer:
             ):  # no subscription to serve: a slower look (a new one wakes it)
                 await asyncio.wait_for(self._wake.wait(), self.poll if live else IDLE_POLL)
 
-    async def close(self) -> None:
+    async def stop(self, task: asyncio.Task[None], timeout: float) -> None:
+        """End :meth:`run` after its current pass (a database call in a thread is never cut: its connection would be
+        left open under a disposed pool), cancelling it only past ``timeout``; close the HTTP client."""
+        self._stopping = True
+        self._wake.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await self.client.aclose()
 
     def _due(self) -> tuple[Sequence[str], bool]:
