@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -80,14 +81,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         deliverer = alert_cases.DELIVERER = alert_cases.Deliverer(db, settings)
         delivering = asyncio.create_task(deliverer.run())
         publisher = transparency.configure(settings)
+        stopping = asyncio.Event()
         publishing = (
-            None if publisher is None else asyncio.create_task(_publish_every(publisher, db, settings))
+            None
+            if publisher is None
+            else asyncio.create_task(_publish_every(publisher, db, settings, stopping))
         )
         try:
             yield
         finally:
-            if publishing is not None:
-                publishing.cancel()
+            stopping.set()
+            if (
+                publishing is not None
+            ):  # after its current publication (a thread in the database is never cut)
+                await _stopped(publishing, settings.db_timeout_seconds)
             await deliverer.stop(delivering, settings.db_timeout_seconds)
             alert_cases.DELIVERER = None
             if pg is not None:
@@ -110,15 +117,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-async def _publish_every(publisher: transparency.Publisher, db: Database, settings: Settings) -> None:
+async def _publish_every(
+    publisher: transparency.Publisher, db: Database, settings: Settings, stopping: asyncio.Event
+) -> None:
     """Sign and publish the heads of the sources whose log grew, every BJAUDIT_WITNESS_INTERVAL_SECONDS."""
     log = logging.getLogger("bjaudit.transparency")
-    while True:
+    while not stopping.is_set():
         try:
             await anyio.to_thread.run_sync(publisher.publish_now, db)
         except Exception:  # noqa: BLE001 - a database or a witness away: the next round carries everything
             log.exception("the signed heads could not be published")
-        await asyncio.sleep(settings.witness_interval_seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), settings.witness_interval_seconds)
+
+
+async def _stopped(task: asyncio.Task[None], timeout: float) -> None:
+    """Wait for ``task`` to end by itself, cancelling it only past ``timeout``."""
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+    except TimeoutError:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 app = create_app()

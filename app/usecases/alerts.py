@@ -568,7 +568,8 @@ class Deliverer:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        await self.client.aclose()
+        finally:
+            await self.client.aclose()
 
     def _due(self) -> tuple[Sequence[str], bool]:
         """The subscriptions to deliver now, and whether any subscription is live (then other processes' findings
