@@ -195,21 +195,28 @@ def first_key(settings: Settings) -> str | None:
     from app.usecases import keys
 
     db = Database.from_settings(settings)
+    written = False
     try:
-        with db.session() as session:
+        with db.session() as session:  # the key is committed only once it is in its file (if there is one)
             if db.engine.dialect.name == "postgresql":  # two services starting at once make one key
                 session.execute(text("LOCK TABLE api_keys IN EXCLUSIVE MODE"))
             created = keys.bootstrap(session, settings.default_source)
+            if created is not None and settings.admin_key_file:
+                path = Path(settings.admin_key_file)
+                try:
+                    path.unlink(missing_ok=True)
+                    written = create_private(path, (created.key + "\n").encode())
+                except OSError as exc:
+                    raise StartupError(
+                        f"BJAUDIT_ADMIN_KEY_FILE {str(path)!r} cannot be written ({exc.strerror or exc}), so the first "
+                        "API key of this new database was not made (it would be shown nowhere): set it to a path "
+                        "this user can write, or to nothing to have the key shown on this terminal"
+                    ) from None
     finally:
         db.dispose()
     if created is None:
         return None
     what = f"the first API key of this new database (scopes admin, read, submit; source {settings.default_source!r})"
-    written = False
-    if settings.admin_key_file:
-        path = Path(settings.admin_key_file)
-        path.unlink(missing_ok=True)
-        written = create_private(path, (created.key + "\n").encode())
     if written:
         message = (
             f"bjaudit: {what} is in {path} (readable only by you): `cat {path}`. Send it as 'Authorization: Bearer "
