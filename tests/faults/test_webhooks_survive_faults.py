@@ -8,8 +8,6 @@ allows them) are counted and printed, not forbidden."""
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import random
 import signal
 import subprocess
@@ -32,6 +30,7 @@ from app.synth.generator import generate_rounds
 from app.synth.mutator import mutate
 from tests.keys import make_key
 from tests.live_service import free_port, start_service
+from tests.receiver import verify
 from tests.throwaway_pg import ThrowawayPostgres
 
 pytestmark = pytest.mark.postgres
@@ -80,14 +79,6 @@ def receivers() -> Iterator[tuple[Receiver, Receiver]]:
 
 def secret(n: int) -> str:
     return "whsec_" + base64.b64encode(bytes([n]) * 32).decode()
-
-
-def verify(secret_: str, headers: dict[str, str], body: bytes) -> bool:
-    """Standard Webhooks' check, from its specification."""
-    key = base64.b64decode(secret_.removeprefix("whsec_"))
-    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
-    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
-    return f"v1,{expected}" in headers["webhook-signature"].split()
 
 
 def faulty_rounds(n: int, seed: int) -> list[bytes]:
