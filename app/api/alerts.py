@@ -309,7 +309,9 @@ async def stream(
     public_url = settings.public_url
 
     async def events() -> AsyncIterator[bytes]:
-        async for item in follow(uow, streamed, start, filters, settings.webhook_poll_seconds):
+        async for item in follow(
+            uow, streamed, start, filters, settings.webhook_poll_seconds, settings.stream_max_seconds
+        ):
             if isinstance(item, bytes):
                 yield item
             else:

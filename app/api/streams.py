@@ -5,8 +5,9 @@ A stream holds no database connection while it waits: each look is one short rea
 when a round with findings is stored in this process (:data:`~app.usecases.alerts.STREAMS` is woken), every
 ``BJAUDIT_WEBHOOK_POLL_SECONDS`` otherwise (the findings of other processes: batch workers, the service's other
 workers), and sends a comment every :data:`HEARTBEAT` seconds so that proxies keep an idle stream open. It ends when
-the client goes (Starlette cancels it) or when the server stops (:meth:`Broadcast.stop`, called by the protocol's
-shutdown: the answer ends cleanly instead of holding the shutdown).
+the client goes (Starlette cancels it), when the server stops (:meth:`Broadcast.stop`, called by the protocol's
+shutdown: the answer ends cleanly instead of holding the shutdown), and after ``BJAUDIT_STREAM_MAX_SECONDS`` (the
+client reconnects with ``Last-Event-ID`` and misses nothing; a revoked key's stream does not go on for ever).
 """
 
 from __future__ import annotations
@@ -44,15 +45,18 @@ async def follow(
     start: tuple[int, int],
     filters: Filters,
     poll: float,
+    lasts: float,
     heartbeat: float = HEARTBEAT,
 ) -> AsyncIterator[bytes | list[Alert]]:
     """What a stream sends: bytes as they are (a first comment with ``retry:``, heartbeats), and each read's matching
-    alerts after ``start``, in the chain's order, for the caller to write as events."""
+    alerts after ``start``, in the chain's order, for the caller to write as events; for ``lasts`` seconds at most
+    (``BJAUDIT_STREAM_MAX_SECONDS``: the client reconnects with the last id)."""
     streams = alert_cases.STREAMS
     yield f": alerts of {source}\nretry: {RETRY_MS}\n\n".encode()
     position = start
     quiet_since = time.monotonic()
-    while not streams.stopping:
+    ends = quiet_since + lasts
+    while not streams.stopping and time.monotonic() < ends:
         alerts, position, more = await uow.read(alert_cases.next_alerts, source, position, filters)
         if alerts:
             yield alerts
@@ -64,4 +68,4 @@ async def follow(
             yield b": keep-alive\n\n"
             quiet_since = time.monotonic()
             continue
-        await streams.wait(min(poll, left))
+        await streams.wait(max(0.0, min(poll, left, ends - time.monotonic())))

@@ -275,7 +275,7 @@ def test_heartbeats_keep_a_quiet_stream_open() -> None:
 
     async def first(n: int) -> list[bytes | list[Any]]:
         out: list[bytes | list[Any]] = []
-        gen = streams.follow(Reads(), "s", (7, 2), alert_cases.Filters(), poll=0.01, heartbeat=0.05)  # type: ignore[arg-type]
+        gen = streams.follow(Reads(), "s", (7, 2), alert_cases.Filters(), poll=0.01, lasts=60, heartbeat=0.05)  # type: ignore[arg-type]
         async for item in gen:
             out.append(item)
             if len(out) == n:
@@ -287,3 +287,20 @@ def test_heartbeats_keep_a_quiet_stream_open() -> None:
     assert got[0].startswith(b": alerts of s\nretry: ")  # type: ignore[union-attr]
     assert got[1:] == [b": keep-alive\n\n", b": keep-alive\n\n"]
     assert len(looks) >= 5 and set(looks) == {(7, 2)}
+
+
+def test_an_answer_ends_after_its_longest_and_the_client_resumes_with_the_last_id(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'max.sqlite3'}"
+    with live_service(tmp_path, {"DATABASE_URL": url, "BJAUDIT_STREAM_MAX_SECONDS": "1"}) as (base, _):
+        key = live_key(tmp_path)
+        served = {"base": base, "key": key}
+        s = Stream(base, key)
+        submit(served, example(WITH_FINDING, fresh("max")))
+        got = s.next_event()
+        assert s.ended.wait(5)  # ended by the service after 1 s
+        s.close()
+        later = fresh("later")
+        submit(served, example(WITH_FINDING, later))
+        again = Stream(base, key, last_event_id=got["id"])
+        assert again.next_event()["data"]["round_id"] == later
+        again.close()
