@@ -90,7 +90,11 @@ def _templates() -> Environment:
         finalize=views.visible,  # every value shown: no control or bidi character reaches the page raw
     )
     env.globals.update(
-        money=views.money, percent=views.percent, round_href=views.round_href, local_time=views.local_time
+        money=views.money,
+        percent=views.percent,
+        round_href=views.round_href,
+        local_time=views.local_time,
+        duration=views.duration,
     )
     return env
 
@@ -899,7 +903,9 @@ async def live_stream(request: Request, viewing: Viewer) -> Response:
     csrf, back = viewing.csrf, pit.href
 
     async def events() -> AsyncIterator[bytes]:
-        async for item in streams.follow(uow, pit.source, start, filters, settings.webhook_poll_seconds):
+        async for item in streams.follow(
+            uow, pit.source, start, filters, settings.webhook_poll_seconds, settings.stream_max_seconds
+        ):
             if isinstance(item, bytes):
                 yield item
                 continue

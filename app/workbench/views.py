@@ -977,3 +977,19 @@ def alert_view(
         acknowledged_by=None if acknowledgement is None else acknowledgement["acknowledged_by"],
         note=None if acknowledgement is None else acknowledgement.get("note"),
     )
+
+
+def duration(seconds: float | None) -> str:
+    """A wait for people: seconds under a minute, minutes and seconds under an hour, else hours and minutes.
+
+    >>> duration(4.25), duration(65), duration(3 * 3600 + 125), duration(None)
+    ('4.2 s', '1 min 5 s', '3 h 2 min', '—')
+    """
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"

@@ -135,3 +135,40 @@ def test_the_pit_page_says_what_it_cannot_use(logged_in: Bench) -> None:
         "/ui/alerts/default:999:0/acknowledge", data={"csrf": _csrf(logged_in.page("/ui"))}
     )
     assert r.status_code == 404
+
+
+def test_the_reports_page_counts_the_alerts_acknowledged_and_their_waits(logged_in: Bench) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import create_engine, select, update
+
+    from app.config import sqlalchemy_url
+    from app.store.models import acknowledgements_table as ACK
+    from app.store.models import rounds_table as R
+
+    logged_in.submit(overpaid("REP-1", _played(50), table="BJ-4"))
+    logged_in.submit(overpaid("REP-2", _played(40), table="BJ-4"))
+    logged_in.submit(overpaid("REP-3", _played(30), table="BJ-4"))
+    doc = logged_in.page("/ui/live", table="BJ-4")
+    for item in _alerts(doc)[:2]:  # REP-3 and REP-2
+        action = item.one("form", cls="ack-form").get("action") or ""
+        assert logged_in.client.post(action, data={"csrf": _csrf(doc), "next": "/ui/live"}).status_code == 303
+    engine = create_engine(sqlalchemy_url(logged_in.database_url))
+    with engine.begin() as conn:  # waits of 65 and 20 s: median 42.5, p90 65 (nearest rank), longest 65
+        for round_id, wait in (("REP-3", 65), ("REP-2", 20)):
+            pk, received = conn.execute(select(R.c.id, R.c.received_at).where(R.c.round_id == round_id)).one()
+            conn.execute(
+                update(ACK)
+                .where(ACK.c.round_pk == pk)
+                .values(acknowledged_at=received + timedelta(seconds=wait))
+            )
+    engine.dispose()
+    figures = logged_in.page("/ui/reports").one("dl", id="alert-figures")
+    shown = {dd.get("data-figure"): dd for dd in figures.all("dd")}
+    assert (shown["alerts"].text, shown["acknowledged"].text, shown["not_acknowledged"].text) == (
+        "3",
+        "2",
+        "1",
+    )
+    assert shown["median"].get("data-seconds") == "42.5" and shown["median"].text == "42.5 s"
+    assert shown["p90"].text == "1 min 5 s" and shown["max"].get("data-seconds") == "65.0"
