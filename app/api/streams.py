@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 
 import orjson
 
+from app import metrics
 from app.api.deps import UnitOfWork
 from app.usecases import alerts as alert_cases
 from app.usecases.alerts import Alert, Filters
@@ -52,20 +53,24 @@ async def follow(
     alerts after ``start``, in the chain's order, for the caller to write as events; for ``lasts`` seconds at most
     (``BJAUDIT_STREAM_MAX_SECONDS``: the client reconnects with the last id)."""
     streams = alert_cases.STREAMS
-    yield f": alerts of {source}\nretry: {RETRY_MS}\n\n".encode()
-    position = start
-    quiet_since = time.monotonic()
-    ends = quiet_since + lasts
-    while not streams.stopping and time.monotonic() < ends:
-        alerts, position, more = await uow.read(alert_cases.next_alerts, source, position, filters)
-        if alerts:
-            yield alerts
-            quiet_since = time.monotonic()
-        if more:
-            continue
-        left = heartbeat - (time.monotonic() - quiet_since)
-        if left <= 0:
-            yield b": keep-alive\n\n"
-            quiet_since = time.monotonic()
-            continue
-        await streams.wait(max(0.0, min(poll, left, ends - time.monotonic())))
+    metrics.streams_open.inc()
+    try:
+        yield f": alerts of {source}\nretry: {RETRY_MS}\n\n".encode()
+        position = start
+        quiet_since = time.monotonic()
+        ends = quiet_since + lasts
+        while not streams.stopping and time.monotonic() < ends:
+            alerts, position, more = await uow.read(alert_cases.next_alerts, source, position, filters)
+            if alerts:
+                yield alerts
+                quiet_since = time.monotonic()
+            if more:
+                continue
+            left = heartbeat - (time.monotonic() - quiet_since)
+            if left <= 0:
+                yield b": keep-alive\n\n"
+                quiet_since = time.monotonic()
+                continue
+            await streams.wait(max(0.0, min(poll, left, ends - time.monotonic())))
+    finally:
+        metrics.streams_open.dec()

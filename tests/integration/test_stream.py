@@ -7,8 +7,10 @@ and within the poll interval when stored by another, heartbeats, one source per 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -42,6 +44,7 @@ class Stream:
     def __init__(self, base: str, key: str, params: Any = None, last_event_id: str | None = None) -> None:
         self.items: queue.Queue[dict[str, Any]] = queue.Queue()
         self.status: int | None = None
+        self.socket: socket.socket | None = None
         self.headers: httpx.Headers | None = None
         self.ended = threading.Event()
         self.client = httpx.Client(timeout=httpx.Timeout(5, read=60))
@@ -59,6 +62,7 @@ class Stream:
         try:
             with self.client.stream("GET", url, params=params, headers=headers) as answer:
                 self.status, self.headers = answer.status_code, answer.headers
+                self.socket = answer.extensions["network_stream"].get_extra_info("socket")
                 self.started.set()
                 fields: dict[str, Any] = {}
                 for line in answer.iter_lines():
@@ -96,8 +100,13 @@ class Stream:
         return got
 
     def close(self) -> None:
-        self.client.close()
+        """Hang up, as a client that goes away does (the reading thread wakes at once)."""
+        if self.socket is not None and not self.ended.is_set():
+            with contextlib.suppress(OSError):
+                self.socket.shutdown(socket.SHUT_RDWR)
         self.thread.join(10)
+        assert not self.thread.is_alive()
+        self.client.close()
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -304,3 +313,22 @@ def test_an_answer_ends_after_its_longest_and_the_client_resumes_with_the_last_i
         again = Stream(base, key, last_event_id=got["id"])
         assert again.next_event()["data"]["round_id"] == later
         again.close()
+
+
+def _open_streams(served: dict[str, Any]) -> float:
+    every = make_key(served["url"], None, ("read",), label="prometheus")
+    text = httpx.get(served["base"] + "/metrics", headers={"Authorization": f"Bearer {every}"}).text
+    (line,) = [x for x in text.splitlines() if x.startswith("bjaudit_streams_open ")]
+    return float(line.split()[1])
+
+
+def test_a_client_that_goes_ends_its_stream_on_the_server(served: dict[str, Any]) -> None:
+    before = _open_streams(served)
+    s = Stream(served["base"], served["key"])
+    assert s.items.get(timeout=5)
+    assert _open_streams(served) == before + 1
+    s.close()
+    deadline = time.monotonic() + 5
+    while _open_streams(served) != before:
+        assert time.monotonic() < deadline, "the stream went on after its client left"
+        time.sleep(0.05)
