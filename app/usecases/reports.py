@@ -9,7 +9,7 @@ import io
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from typing import Any
 
@@ -36,7 +36,7 @@ class Report:
     """``key`` and :data:`COLUMNS`, ordered by key (code point order; the null key last)."""
     totals: dict[str, Any]
     """:data:`COLUMNS`."""
-    alerts: dict[str, Any]
+    alerts: dict[str, Any] = field(default_factory=lambda: alert_figures(0, []))
     """:func:`alert_figures`: the alerts of the report's rounds, how many were acknowledged, how long they waited."""
 
 
