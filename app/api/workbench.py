@@ -863,16 +863,14 @@ async def live_page(request: Request, viewing: Viewer) -> Response:
     without script, and follows :func:`live_stream` with it."""
     error = None
     alerts: list[views.AlertView] = []
+    head = None
     try:
         pit = _pit(request, viewing, ("table", "source"))
     except InvalidQuery as exc:
         error, pit = exc.detail, Pit(viewing.who.source or _settings(request).default_source, [])
     else:
-        shown = await _uow(request).read(alert_cases.latest, pit.source, pit.tables or None)
+        shown, head = await _uow(request).read(alert_cases.latest, pit.source, pit.tables or None)
         alerts = _views(shown, _settings(request).public_url)
-    newest = max(
-        (a.id for a in alerts), key=lambda i: tuple(int(n) for n in i.rsplit(":", 2)[1:]), default=None
-    )
     return render(
         request,
         "live.html",
@@ -885,20 +883,30 @@ async def live_page(request: Request, viewing: Viewer) -> Response:
         every_source=viewing.who.source is None,
         refresh=LIVE_REFRESH,
         back=pit.href,
-        newest=newest,
-        stream_href="/ui/live/stream?" + urlencode(pit.query()),
+        # The stream goes on from the chain's head the page was read at: a finding stored before the script
+        # connects is not missed.
+        stream_href="/ui/live/stream?"
+        + urlencode([*pit.query(), *([("head", str(head))] if head is not None else [])]),
     )
 
 
 @router.get("/live/stream")
 async def live_stream(request: Request, viewing: Viewer) -> Response:
     """The pit page's stream (Server-Sent Events, authenticated by the session's cookie: EventSource sends no
-    header): each new alert of its tables as ``{"id", "html"}``, the HTML as the page renders it."""
-    pit = _pit(request, viewing, ("table", "source", "after"))
+    header): each new alert of its tables as ``{"id", "html"}``, the HTML as the page renders it; from after
+    ``Last-Event-ID`` (a reconnection), ``?after=`` (an alert id) or ``?head=`` (the chain entry the page was read at),
+    else from now."""
+    pit = _pit(request, viewing, ("table", "source", "after", "head"))
     settings = _settings(request)
     uow = _uow(request)
     after = request.headers.get("last-event-id") or request.query_params.get("after")
-    start = await uow.read(alert_cases.stream_start, pit.source, after)
+    head_text = request.query_params.get("head")
+    if head_text is not None and re.fullmatch(r"[0-9]{1,18}", head_text) is None:
+        raise InvalidQuery(
+            "?head= is a chain entry's number.", errors=[{"parameter": "head", "detail": "not a number"}]
+        )
+    head = None if head_text is None else int(head_text)
+    start = await uow.read(alert_cases.stream_start, pit.source, after, head)
     filters = alert_cases.Filters(tables=frozenset(pit.tables) if pit.tables else None)
     csrf, back = viewing.csrf, pit.href
 

@@ -193,10 +193,10 @@ def acknowledged_in(session: Session, source: str, first: int, last: int) -> dic
 
 
 def latest_with_findings(
-    session: Session, source: str, tables: Sequence[str] | None, limit: int
+    session: Session, source: str, tables: Sequence[str] | None, limit: int, upto: int
 ) -> Sequence[Row[Any]]:
-    """The last ``limit`` rounds with findings of ``source``'s chain (of ``tables`` only, when given), newest
-    first, in the columns of :func:`entries_with_findings`."""
+    """The last ``limit`` rounds with findings of ``source``'s chain up to entry ``upto`` (of ``tables`` only, when
+    given), newest first, in the columns of :func:`entries_with_findings`."""
     stmt = (
         select(
             CE.c.seq,
@@ -211,7 +211,7 @@ def latest_with_findings(
             R.c.audit,
         )
         .join(R, and_(R.c.id == CE.c.ref_id, R.c.finding_count > 0))
-        .where(CE.c.source == source, CE.c.kind == "round")
+        .where(CE.c.source == source, CE.c.kind == "round", CE.c.seq <= upto)
         .order_by(CE.c.seq.desc())
         .limit(limit)
     )

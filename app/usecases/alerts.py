@@ -736,11 +736,13 @@ STREAMS = Broadcast()
 """The process's streams (``GET /v1/findings/stream``, the pit page's)."""
 
 
-def stream_start(session: Session, source: str, last_event_id: str | None) -> tuple[int, int]:
-    """Where a stream of ``source`` starts: after the alert ``last_event_id`` (an alert id of this source), else at the
-    source's head (only findings stored from now on)."""
+def stream_start(
+    session: Session, source: str, last_event_id: str | None, head: int | None = None
+) -> tuple[int, int]:
+    """Where a stream of ``source`` starts: after the alert ``last_event_id`` (an alert id of this source), else after
+    the chain entry ``head``, else at the source's head now (only findings stored from now on)."""
     if last_event_id is None:
-        return repo.head_seq(session, source), 1 << 30
+        return (repo.head_seq(session, source) if head is None else head), 1 << 30
     try:
         of, seq, index = parse_alert_id(last_event_id)
     except AlertNotFound as exc:
@@ -786,18 +788,22 @@ class Shown:
     acknowledgement: dict[str, Any] | None
 
 
-def latest(session: Session, source: str, tables: Sequence[str] | None, rounds: int = 50) -> list[Shown]:
+def latest(
+    session: Session, source: str, tables: Sequence[str] | None, rounds: int = 50
+) -> tuple[list[Shown], int]:
     """The alerts of the last ``rounds`` rounds with findings of ``source`` (of ``tables`` when given), newest
-    first, with their acknowledgements."""
-    rows = repo.latest_with_findings(session, source, tables, rounds)
+    first, with their acknowledgements; and the source's head they were read at (a stream from there misses none
+    stored since)."""
+    head = repo.head_seq(session, source)
+    rows = repo.latest_with_findings(session, source, tables, rounds, head)
     alerts = [a for row in rows for a in reversed(_alerts_of(source, row))]
     if not alerts:
-        return []
+        return [], head
     acks = repo.acknowledged_in(session, source, alerts[-1].seq, alerts[0].seq)
     return [
         Shown(a, None if (k := acks.get((a.seq, a.index))) is None else acknowledgement_info(k))
         for a in alerts
-    ]
+    ], head
 
 
 def shown(session: Session, alerts: Sequence[Alert]) -> list[Shown]:

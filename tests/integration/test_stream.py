@@ -41,20 +41,25 @@ def example(name: str, round_id: str, table: str | None = None) -> bytes:
 class Stream:
     """An SSE client in a thread: its events (dicts of the fields, ``data`` parsed) and comments in a queue."""
 
-    def __init__(self, base: str, key: str, params: Any = None, last_event_id: str | None = None) -> None:
+    def __init__(
+        self,
+        base: str,
+        key: str | None,
+        params: Any = None,
+        last_event_id: str | None = None,
+        path: str = "/v1/findings/stream",
+    ) -> None:
         self.items: queue.Queue[dict[str, Any]] = queue.Queue()
         self.status: int | None = None
         self.socket: socket.socket | None = None
         self.headers: httpx.Headers | None = None
         self.ended = threading.Event()
         self.client = httpx.Client(timeout=httpx.Timeout(5, read=60))
-        headers = {"Authorization": f"Bearer {key}"}
+        headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         self.started = threading.Event()
-        self.thread = threading.Thread(
-            target=self._run, args=(base + "/v1/findings/stream", params, headers), daemon=True
-        )
+        self.thread = threading.Thread(target=self._run, args=(base + path, params, headers), daemon=True)
         self.thread.start()
         assert self.started.wait(10), "the stream did not answer"
 
@@ -332,3 +337,23 @@ def test_a_client_that_goes_ends_its_stream_on_the_server(served: dict[str, Any]
     while _open_streams(served) != before:
         assert time.monotonic() < deadline, "the stream went on after its client left"
         time.sleep(0.05)
+
+
+def test_the_pit_pages_stream_goes_on_from_where_the_page_was_read(tmp_path: Path) -> None:
+    """A finding stored between the page's answer and its script's connection is not missed: the page names the
+    chain's head it was read at (BJAUDIT_DEV_ANONYMOUS: no login from this machine)."""
+    url = f"sqlite:///{tmp_path / 'pit.sqlite3'}"
+    with live_service(tmp_path, {"DATABASE_URL": url, "BJAUDIT_DEV_ANONYMOUS": "true"}) as (base, _):
+        served = {"base": base, "key": live_key(tmp_path)}
+        submit(served, example(WITH_FINDING, fresh("before"), table="BJ-P"))
+        page = httpx.get(base + "/ui/live", params={"table": "BJ-P"}).text
+        stream_path = page.split('data-stream="')[1].split('"')[0].replace("&amp;", "&")
+        assert "head=1" in stream_path
+        between = fresh("between")
+        submit(served, example(WITH_FINDING, between, table="BJ-P"))  # before the script connects
+        s = Stream(base, None, path=stream_path)
+        got = s.next_event()
+        assert got["event"] == "finding" and got["data"]["id"] == got["id"]
+        assert f'data-round-id="{between}"' in got["data"]["html"]
+        assert s.quiet(0.3) == []
+        s.close()

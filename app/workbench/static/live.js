@@ -9,11 +9,9 @@
   }
   var none = document.getElementById("alerts-none");
   var mode = document.getElementById("pit-mode");
+  // The stream goes on from where the page was read (?head=); on a reconnection EventSource sends the last alert's
+  // id (Last-Event-ID), and the stream goes on from there.
   var url = list.getAttribute("data-stream");
-  var after = list.getAttribute("data-after");
-  if (after) {
-    url += (url.indexOf("?") < 0 ? "?" : "&") + "after=" + encodeURIComponent(after);
-  }
   function say(text, state) {
     if (mode) {
       mode.textContent = text;
