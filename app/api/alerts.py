@@ -255,7 +255,8 @@ STREAM_DESCRIPTION = """Server-Sent Events (`text/event-stream`): each alert (a 
 from now on, or after `Last-Event-ID`) that matches the filters, as `id:` the alert's id, `event: finding` and
 `data:` the alert as JSON (what webhooks send as `data`), in the order of the source's chain. A comment
 (`: keep-alive`) every 15 s of silence. Reconnect with the last id received as `Last-Event-ID` (or `?after=`):
-nothing is missed and nothing repeated. One source per stream."""
+nothing is missed and nothing repeated. An answer ends after BJAUDIT_STREAM_MAX_SECONDS (then reconnect). One source
+per stream: a key of every source names it (`?source=`). docs/alerts.md."""
 
 
 @router.get(
