@@ -7,11 +7,14 @@ when a round with findings is stored in this process (:data:`~app.usecases.alert
 workers), and sends a comment every :data:`HEARTBEAT` seconds so that proxies keep an idle stream open. It ends when
 the client goes (Starlette cancels it), when the server stops (:meth:`Broadcast.stop`, called by the protocol's
 shutdown: the answer ends cleanly instead of holding the shutdown), and after ``BJAUDIT_STREAM_MAX_SECONDS`` (the
-client reconnects with ``Last-Event-ID`` and misses nothing; a revoked key's stream does not go on for ever).
+client reconnects with ``Last-Event-ID`` and misses nothing; a revoked key's stream does not go on for ever), and when
+the database does not answer a look (the answer ends cleanly: the client reconnects after ``retry:``, and is answered
+503 until the database is back).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 
@@ -21,6 +24,8 @@ from app import metrics
 from app.api.deps import UnitOfWork
 from app.usecases import alerts as alert_cases
 from app.usecases.alerts import Alert, Filters
+
+log = logging.getLogger("bjaudit.streams")
 
 HEARTBEAT = 15.0
 """Seconds of silence after which a stream sends ``: keep-alive``."""
@@ -60,7 +65,13 @@ async def follow(
         quiet_since = time.monotonic()
         ends = quiet_since + lasts
         while not streams.stopping and time.monotonic() < ends:
-            alerts, position, more = await uow.read(alert_cases.next_alerts, source, position, filters)
+            try:
+                alerts, position, more = await uow.read(alert_cases.next_alerts, source, position, filters)
+            except Exception as exc:  # noqa: BLE001 - the database away: the answer ends, the client comes back
+                log.warning(
+                    "a stream of %s ended: the database did not answer (%s)", source, type(exc).__name__
+                )
+                return
             if alerts:
                 yield alerts
                 quiet_since = time.monotonic()

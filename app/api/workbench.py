@@ -917,7 +917,13 @@ async def live_stream(request: Request, viewing: Viewer) -> Response:
             if isinstance(item, bytes):
                 yield item
                 continue
-            shown = await uow.read(alert_cases.shown, item)
+            try:
+                shown = await uow.read(alert_cases.shown, item)
+            except Exception as exc:  # noqa: BLE001 - the database away: the answer ends, the page comes back
+                log.warning(
+                    "the pit page's stream ended: the database did not answer (%s)", type(exc).__name__
+                )
+                return
             htmls = _alert_html(_views(shown, settings.public_url), csrf, back)
             yield b"".join(
                 streams.event(s.alert.id, "finding", {"id": s.alert.id, "html": html})

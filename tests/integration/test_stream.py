@@ -357,3 +357,19 @@ def test_the_pit_pages_stream_goes_on_from_where_the_page_was_read(tmp_path: Pat
         assert f'data-round-id="{between}"' in got["data"]["html"]
         assert s.quiet(0.3) == []
         s.close()
+
+
+def test_a_database_that_does_not_answer_ends_the_answer_cleanly() -> None:
+    """The client reconnects (``retry:``) rather than reading a cut connection and a traceback in the log."""
+    import asyncio
+
+    class Away:
+        async def read(self, fn: Any, *args: Any) -> Any:
+            raise ConnectionError("the database is away")
+
+    async def everything() -> list[bytes | list[Any]]:
+        gen = streams.follow(Away(), "s", (1, 0), alert_cases.Filters(), poll=0.01, lasts=60)  # type: ignore[arg-type]
+        return [item async for item in gen]
+
+    (first,) = asyncio.run(everything())
+    assert first.startswith(b": alerts of s")  # type: ignore[union-attr]
