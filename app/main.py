@@ -81,18 +81,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         deliverer = alert_cases.DELIVERER = alert_cases.Deliverer(db, settings)
         delivering = asyncio.create_task(deliverer.run())
         publisher = transparency.configure(settings)
+        stopping = asyncio.Event()
         publishing = (
-            None if publisher is None else asyncio.create_task(_publish_every(publisher, db, settings))
+            None
+            if publisher is None
+            else asyncio.create_task(_publish_every(publisher, db, settings, stopping))
         )
         try:
             yield
         finally:
-            if publishing is not None:
-                publishing.cancel()
-            delivering.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await delivering
-            await deliverer.close()
+            stopping.set()
+            if (
+                publishing is not None
+            ):  # after its current publication (a thread in the database is never cut)
+                await _stopped(publishing, settings.db_timeout_seconds)
+            await deliverer.stop(delivering, settings.db_timeout_seconds)
             alert_cases.DELIVERER = None
             if pg is not None:
                 await pg.close()
@@ -114,15 +117,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-async def _publish_every(publisher: transparency.Publisher, db: Database, settings: Settings) -> None:
+async def _publish_every(
+    publisher: transparency.Publisher, db: Database, settings: Settings, stopping: asyncio.Event
+) -> None:
     """Sign and publish the heads of the sources whose log grew, every BJAUDIT_WITNESS_INTERVAL_SECONDS."""
     log = logging.getLogger("bjaudit.transparency")
-    while True:
+    while not stopping.is_set():
         try:
             await anyio.to_thread.run_sync(publisher.publish_now, db)
         except Exception:  # noqa: BLE001 - a database or a witness away: the next round carries everything
             log.exception("the signed heads could not be published")
-        await asyncio.sleep(settings.witness_interval_seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), settings.witness_interval_seconds)
+
+
+async def _stopped(task: asyncio.Task[None], timeout: float) -> None:
+    """Wait for ``task`` to end by itself, cancelling it only past ``timeout``."""
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+    except TimeoutError:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 app = create_app()
@@ -179,21 +195,28 @@ def first_key(settings: Settings) -> str | None:
     from app.usecases import keys
 
     db = Database.from_settings(settings)
+    written = False
     try:
-        with db.session() as session:
+        with db.session() as session:  # the key is committed only once it is in its file (if there is one)
             if db.engine.dialect.name == "postgresql":  # two services starting at once make one key
                 session.execute(text("LOCK TABLE api_keys IN EXCLUSIVE MODE"))
             created = keys.bootstrap(session, settings.default_source)
+            if created is not None and settings.admin_key_file:
+                path = Path(settings.admin_key_file)
+                try:
+                    path.unlink(missing_ok=True)
+                    written = create_private(path, (created.key + "\n").encode())
+                except OSError as exc:
+                    raise StartupError(
+                        f"BJAUDIT_ADMIN_KEY_FILE {str(path)!r} cannot be written ({exc.strerror or exc}), so the first "
+                        "API key of this new database was not made (it would be shown nowhere): set it to a path "
+                        "this user can write, or to nothing to have the key shown on this terminal"
+                    ) from None
     finally:
         db.dispose()
     if created is None:
         return None
     what = f"the first API key of this new database (scopes admin, read, submit; source {settings.default_source!r})"
-    written = False
-    if settings.admin_key_file:
-        path = Path(settings.admin_key_file)
-        path.unlink(missing_ok=True)
-        written = create_private(path, (created.key + "\n").encode())
     if written:
         message = (
             f"bjaudit: {what} is in {path} (readable only by you): `cat {path}`. Send it as 'Authorization: Bearer "

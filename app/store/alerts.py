@@ -122,22 +122,40 @@ def delete_subscription(session: Session, sub_id: str, now: datetime) -> bool:
 
 
 def update_subscription(session: Session, sub_id: str, values: Mapping[str, Any]) -> None:
-    session.execute(update(S).where(S.c.id == sub_id).values(**values))
+    """Set ``values``; a cursor among them only moves forward (a deliverer whose lease ran out while another took
+    the subscription never moves it back)."""
+    stmt = update(S).where(S.c.id == sub_id)
+    if "cursor_seq" in values:
+        seq, index = values["cursor_seq"], values["cursor_index"]
+        stmt = stmt.where(or_(S.c.cursor_seq < seq, and_(S.c.cursor_seq == seq, S.c.cursor_index < index)))
+    session.execute(stmt.values(**values))
 
 
-def due(session: Session, now: datetime) -> Sequence[str]:
-    """The subscriptions a deliverer may take now: live, not paused, not waiting for a retry, not held."""
+def due(session: Session, now: datetime, whole_entry: int) -> Sequence[str]:
+    """The subscriptions a deliverer may take now: live, not paused, not waiting for a retry, not held, and with
+    something to read (the chain grew past the cursor, or the cursor stopped inside an entry)."""
     return (
         session.execute(
-            select(S.c.id).where(
+            select(S.c.id)
+            .join(CH, CH.c.source == S.c.source)
+            .where(
                 S.c.deleted_at.is_(None),
                 S.c.paused_at.is_(None),
                 or_(S.c.next_attempt_at.is_(None), S.c.next_attempt_at <= now),
                 or_(S.c.lease_until.is_(None), S.c.lease_until < now),
+                or_(CH.c.seq > S.c.cursor_seq, S.c.cursor_index < whole_entry),
             )
         )
         .scalars()
         .all()
+    )
+
+
+def any_live(session: Session) -> bool:
+    return bool(
+        session.execute(
+            select(S.c.id).where(S.c.deleted_at.is_(None), S.c.paused_at.is_(None)).limit(1)
+        ).first()
     )
 
 

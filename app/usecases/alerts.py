@@ -53,6 +53,8 @@ log = logging.getLogger("bjaudit.alerts")
 
 ENTRIES_A_READ = 500
 """How many chain entries one read of the feed covers."""
+WHOLE_ENTRY = 1 << 30
+"""A cursor's index past every finding of its entry."""
 
 
 # --- alerts ----------------------------------------------------------------------------------------------------
@@ -159,7 +161,7 @@ def read(
     """The alerts of ``source`` after the position ``after`` (seq, index), from at most ``entries`` chain entries,
     and the last seq those entries reached (the cursor may move there when none of them matched)."""
     seq, index = after
-    first = max(seq, 1)
+    first = seq + 1 if index >= WHOLE_ENTRY else max(seq, 1)
     reached, rows = repo.entries_with_findings(session, source, first, first + entries - 1)
     alerts = [a for row in rows for a in _alerts_of(source, row) if (a.seq, a.index) > (seq, index)]
     return alerts, max(reached, seq)
@@ -375,7 +377,7 @@ def create_subscription(
             "cursor_seq": repo.head_seq(
                 session, owner
             ),  # from now on: the findings stored before are not news
-            "cursor_index": 1 << 30,
+            "cursor_index": WHOLE_ENTRY,
             "failures": 0,
             "delivered": 0,
         },
@@ -524,6 +526,7 @@ class Deliverer:
         self.client = httpx.AsyncClient(timeout=settings.webhook_timeout_seconds, follow_redirects=False)
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
 
     def wake(self) -> None:
         """Start a pass now (from any thread: the batch runner's too)."""
@@ -535,26 +538,44 @@ class Deliverer:
         import anyio
 
         self._loop = asyncio.get_running_loop()
-        while True:
+        while not self._stopping:
             ids: Sequence[str] = ()
+            live = True
             try:
-                ids = await anyio.to_thread.run_sync(self._due)
-                for sub_id in ids:
-                    await self.deliver(sub_id)
+                ids, live = await anyio.to_thread.run_sync(self._due)
+                passes = await asyncio.gather(
+                    *(self.deliver(sub_id) for sub_id in ids), return_exceptions=True
+                )
+                for sub_id, failed in zip(ids, passes, strict=True):  # a slow receiver delays no other
+                    if isinstance(failed, Exception):
+                        log.error("the delivery pass of %s failed", sub_id, exc_info=failed)
             except Exception:  # noqa: BLE001 - the database away: the next pass carries everything
                 log.exception("a delivery pass of webhooks failed")
             self._wake.clear()
             with contextlib.suppress(
                 TimeoutError
             ):  # no subscription to serve: a slower look (a new one wakes it)
-                await asyncio.wait_for(self._wake.wait(), self.poll if ids else IDLE_POLL)
+                await asyncio.wait_for(self._wake.wait(), self.poll if live else IDLE_POLL)
 
-    async def close(self) -> None:
-        await self.client.aclose()
+    async def stop(self, task: asyncio.Task[None], timeout: float) -> None:
+        """End :meth:`run` after its current pass (a database call in a thread is never cut: its connection would be
+        left open under a disposed pool), cancelling it only past ``timeout``; close the HTTP client."""
+        self._stopping = True
+        self._wake.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        finally:
+            await self.client.aclose()
 
-    def _due(self) -> Sequence[str]:
+    def _due(self) -> tuple[Sequence[str], bool]:
+        """The subscriptions to deliver now, and whether any subscription is live (then other processes' findings
+        are looked for every ``poll`` seconds)."""
         with self.db.session() as session:
-            return list(repo.due(session, _now()))
+            return list(repo.due(session, _now(), WHOLE_ENTRY)), repo.any_live(session)
 
     def _take(self, sub_id: str) -> tuple[Any, list[Alert], int] | None:
         with self.db.session() as session:
@@ -581,6 +602,7 @@ class Deliverer:
             return
         row, alerts, reached = taken
         failures, delivered = int(row.failures), 0
+        failing_since = row.first_failure_at if failures else None
         try:
             for a in alerts:
                 outcome, status, error, seconds = await self._post(row, a)
@@ -604,6 +626,7 @@ class Deliverer:
                         {
                             "cursor_seq": a.seq,
                             "cursor_index": a.index,
+                            "lease_until": _now() + LEASE,  # held while it delivers
                             "delivered": int(row.delivered) + delivered,
                             "failures": 0,
                             "first_failure_at": None,
@@ -612,10 +635,10 @@ class Deliverer:
                         },
                         delivery,
                     )
-                    failures = 0
+                    failures, failing_since = 0, None
                     continue
                 failures += 1
-                first = row.first_failure_at if int(row.failures) and row.first_failure_at else now
+                first = failing_since or now
                 values: dict[str, Any] = {
                     "failures": failures,
                     "first_failure_at": first,
@@ -633,11 +656,10 @@ class Deliverer:
                     log.warning("webhook subscription %s paused: %s", sub_id, values["paused_reason"])
                 await anyio.to_thread.run_sync(self._record, sub_id, values, delivery)
                 return
-            last = alerts[-1].seq if alerts else int(row.cursor_seq)
-            if reached > last:  # the entries read past the last alert had none for it: the cursor skips them
-                await anyio.to_thread.run_sync(
-                    self._record, sub_id, {"cursor_seq": reached, "cursor_index": 1 << 30}, None
-                )
+            # Every alert of the entries read was delivered or did not match: the cursor passes them all.
+            await anyio.to_thread.run_sync(
+                self._record, sub_id, {"cursor_seq": reached, "cursor_index": WHOLE_ENTRY}, None
+            )
         finally:
             await anyio.to_thread.run_sync(self._record, sub_id, {"lease_until": None}, None)
 

@@ -28,6 +28,9 @@ def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
     eng = create_engine(sqlalchemy_url(database_url))
     with eng.begin() as conn:
         for table in (
+            "acknowledgements",
+            "deliveries",
+            "subscriptions",
             "batch_results",
             "batch_chunks",
             "batches",

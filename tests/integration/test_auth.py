@@ -497,6 +497,19 @@ def test_the_first_start_makes_one_admin_key_readable_only_by_its_user(tmp_path:
         assert c.get("/v1/keys").json()["items"][0]["scopes"] == ["submit", "read", "admin"]
 
 
+def test_a_key_file_that_cannot_be_written_stops_the_start_and_makes_no_key(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    upgrade_head(url)
+    (tmp_path / "a-file").write_text("not a folder")
+    unwritable = tmp_path / "a-file" / "admin-key"  # its folder is a file: no user can write it, root neither
+    with pytest.raises(StartupError) as stopped:
+        first_key(Settings(database_url=url, admin_key_file=str(unwritable), embedded_workers=0))
+    assert "cannot be written" in str(stopped.value) and "was not made" in str(stopped.value)
+    written = tmp_path / "admin-key"
+    key = first_key(Settings(database_url=url, admin_key_file=str(written), embedded_workers=0))
+    assert key is not None and written.read_text().strip() == key  # no key was made before: this is the first
+
+
 def test_the_first_key_is_never_written_on_the_log_stream(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -38,7 +38,7 @@ from app.store.roles import grant_app_role
 from app.synth.generator import generate_rounds
 from app.usecases import batches, integrity, offline, transparency
 from app.usecases import rounds as round_cases
-from tests.keys import bearer
+from tests.keys import bearer, make_key
 
 SOURCE = "casino-a"
 
@@ -399,6 +399,23 @@ def test_the_application_role_cannot_update_or_delete_the_evidence(
     ):
         conn.execute("TRUNCATE chain_entries")
     assert verify(db).ok  # and nothing changed
+
+
+@pytest.mark.postgres
+def test_the_application_role_revokes_a_key_and_cannot_bring_it_back(
+    app_role: str, database_url: str
+) -> None:
+    key_id = make_key(database_url, "casino-z", ("read",), fresh=True).split("_")[1]
+    with psycopg.connect(str(libpq_url(app_role)), autocommit=True) as conn:
+        conn.execute(
+            "UPDATE api_keys SET revoked_at = now() WHERE key_id = %s", (key_id,)
+        )  # DELETE /v1/keys/{id}
+        for change in ("NULL", "now() + interval '1 day'"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege) as refused:
+                conn.execute(f"UPDATE api_keys SET revoked_at = {change} WHERE key_id = %s", (key_id,))
+            assert "a revocation is final" in str(refused.value)
+        revoked = conn.execute("SELECT revoked_at FROM api_keys WHERE key_id = %s", (key_id,)).fetchone()
+    assert revoked is not None and revoked[0] is not None
 
 
 @pytest.mark.postgres
