@@ -65,6 +65,7 @@ async def follow(
         quiet_since = time.monotonic()
         ends = quiet_since + lasts
         while not streams.stopping and time.monotonic() < ends:
+            seen = streams.generation
             try:
                 alerts, position, more = await uow.read(alert_cases.next_alerts, source, position, filters)
             except Exception as exc:  # noqa: BLE001 - the database away: the answer ends, the client comes back
@@ -82,6 +83,6 @@ async def follow(
                 yield b": keep-alive\n\n"
                 quiet_since = time.monotonic()
                 continue
-            await streams.wait(max(0.0, min(poll, left, ends - time.monotonic())))
+            await streams.wait(max(0.0, min(poll, left, ends - time.monotonic())), seen)
     finally:
         metrics.streams_open.dec()

@@ -723,8 +723,12 @@ class Broadcast:
     def __init__(self) -> None:
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self.stopping = False
+        self.generation = 0
+        """How many times it was woken: a stream that notes it before a read and passes it to :meth:`wait` misses
+        no wake that came while it was reading."""
 
     def wake(self) -> None:
+        self.generation += 1
         for loop, event in list(self._waiters):
             if not loop.is_closed():
                 loop.call_soon_threadsafe(event.set)
@@ -733,9 +737,10 @@ class Broadcast:
         self.stopping = True
         self.wake()
 
-    async def wait(self, timeout: float) -> bool:
-        """Wait until woken (True) or ``timeout`` seconds (False)."""
-        if self.stopping:
+    async def wait(self, timeout: float, seen: int | None = None) -> bool:
+        """Wait until woken (True) or ``timeout`` seconds (False); at once (True) when woken since the
+        :attr:`generation` ``seen``."""
+        if self.stopping or (seen is not None and seen != self.generation):
             return True
         waiter = (asyncio.get_running_loop(), asyncio.Event())
         self._waiters.add(waiter)

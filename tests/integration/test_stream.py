@@ -373,3 +373,21 @@ def test_a_database_that_does_not_answer_ends_the_answer_cleanly() -> None:
 
     (first,) = asyncio.run(everything())
     assert first.startswith(b": alerts of s")  # type: ignore[union-attr]
+
+
+def test_a_wake_while_a_stream_reads_is_not_lost() -> None:
+    """A round stored in this process while a stream is between two looks wakes it all the same: its next wait
+    returns at once, not after the poll interval."""
+    import asyncio
+
+    async def scenario() -> tuple[bool, bool, float]:
+        hub = alert_cases.Broadcast()
+        seen = hub.generation  # noted before a read
+        hub.wake()  # a round stored during the read (no one waiting yet)
+        started = time.monotonic()
+        woken = await hub.wait(30, seen)
+        quiet = await hub.wait(0.01, hub.generation)  # nothing since: times out
+        return woken, quiet, time.monotonic() - started
+
+    woken, quiet, seconds = asyncio.run(scenario())
+    assert woken and not quiet and seconds < 5
