@@ -234,6 +234,13 @@ class Settings(BaseSettings):
         description="How often the service looks for findings to deliver that other processes stored (batch "
         "workers, other service processes); its own are delivered at once.",
     )
+    stream_max_seconds: float = Field(
+        default=3600.0,
+        gt=0,
+        description="How long one answer of a stream of findings (GET /v1/findings/stream, the pit page's) lasts: "
+        "then it ends and the client reconnects with Last-Event-ID, losing nothing (EventSource does so by itself). "
+        "Bounds how long a revoked key's or an ended session's stream goes on.",
+    )
     webhook_timeout_seconds: float = Field(
         default=5.0, gt=0, le=60, description="How long a webhook's receiver has to answer."
     )

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, disable_created_metrics
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -65,6 +65,11 @@ webhook_latency = Histogram(
     "bjaudit_webhook_latency_seconds",
     "From a round's receipt to the receiver's 2xx answer to the webhook of one of its findings.",
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0),
+)
+streams_open = Gauge(
+    "bjaudit_streams_open",
+    "Streams of findings open now (GET /v1/findings/stream and the pit page's), every process's added up.",
+    multiprocess_mode="livesum",
 )
 
 

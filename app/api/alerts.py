@@ -3,16 +3,18 @@ acknowledgement (read scope). :mod:`app.usecases.alerts` says how alerts are fou
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Path, Query
-from fastapi.responses import Response
+from fastapi import APIRouter, Header, Path, Query
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api import schemas
 from app.api.auth import Admin, Reader
 from app.api.deps import JsonBody, SettingsDep, UnitOfWorkDep, model_body
+from app.api.streams import HEADERS, MEDIA_TYPE, event, follow
 from app.usecases import alerts as alert_cases
 from app.usecases.keys import SOURCE_PATTERN
 
@@ -244,3 +246,76 @@ async def acknowledge(who: Reader, alert_id: ALERT_ID, raw: JsonBody, uow: UnitO
     body = model_body(raw, AcknowledgementRequest)
     new, ack = await uow.run(alert_cases.acknowledge, who, alert_id, body.note)
     return _json(ack, 201 if new else 200)
+
+
+NameQuery = Annotated[
+    list[Annotated[str, Query(min_length=1, max_length=128, pattern=r"^[^\x00]+$")]] | None, Query()
+]
+STREAM_DESCRIPTION = """Server-Sent Events (`text/event-stream`): each alert (a finding of a round of the source stored
+from now on, or after `Last-Event-ID`) that matches the filters, as `id:` the alert's id, `event: finding` and
+`data:` the alert as JSON (what webhooks send as `data`), in the order of the source's chain. A comment
+(`: keep-alive`) every 15 s of silence. Reconnect with the last id received as `Last-Event-ID` (or `?after=`):
+nothing is missed and nothing repeated. An answer ends after BJAUDIT_STREAM_MAX_SECONDS (then reconnect). One source
+per stream: a key of every source names it (`?source=`). docs/alerts.md."""
+
+
+@router.get(
+    "/findings/stream",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {MEDIA_TYPE: {"schema": {"type": "string"}}}, "description": STREAM_DESCRIPTION},
+        **_problems(403, 422, 500, 503),
+    },
+)
+async def stream(
+    who: Reader,
+    uow: UnitOfWorkDep,
+    settings: SettingsDep,
+    source: Annotated[
+        str | None,
+        Query(
+            pattern=SOURCE_PATTERN,
+            description="The source streamed: the key's own (a key of every source names one).",
+        ),
+    ] = None,
+    rules: Annotated[
+        NameQuery, Query(description="Only these rules (repeat the parameter for more).")
+    ] = None,
+    categories: Annotated[NameQuery, Query(description="Only these categories.")] = None,
+    tables: Annotated[NameQuery, Query(description="Only the findings of these tables.")] = None,
+    min_amount: Annotated[
+        int | None,
+        Query(ge=1, le=10**12, description="Only findings owing at least this much either way, minor units."),
+    ] = None,
+    after: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="Start after this alert id (for clients that cannot send Last-Event-ID).",
+        ),
+    ] = None,
+    last_event_id: Annotated[
+        str | None, Header(max_length=200, description="Start after this alert id (EventSource sends it).")
+    ] = None,
+) -> StreamingResponse:
+    """Follow the findings of a source as they are stored (Server-Sent Events), filtered as webhooks are."""
+    streamed = alert_cases.stream_source(who, source)
+    filters = alert_cases.Filters(
+        None if rules is None else frozenset(rules),
+        None if categories is None else frozenset(categories),
+        None if tables is None else frozenset(tables),
+        min_amount,
+    )
+    start = await uow.read(alert_cases.stream_start, streamed, last_event_id or after)
+    public_url = settings.public_url
+
+    async def events() -> AsyncIterator[bytes]:
+        async for item in follow(
+            uow, streamed, start, filters, settings.webhook_poll_seconds, settings.stream_max_seconds
+        ):
+            if isinstance(item, bytes):
+                yield item
+            else:
+                yield b"".join(event(a.id, "finding", a.body(public_url)) for a in item)
+
+    return StreamingResponse(events(), media_type=MEDIA_TYPE, headers=HEADERS)

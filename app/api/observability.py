@@ -48,10 +48,11 @@ DOCS_CSP = (
 and "Try it out" requests to this origin, the images its stylesheet inlines (data:), inline styles."""
 UI_PATH = "/ui"
 UI_CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; "
-    "frame-ancestors 'none'"
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
-"""The workbench (app.api.workbench): its stylesheet, forms to itself; no script at all."""
+"""The workbench (app.api.workbench): its stylesheet, forms to itself, and script only from its own files (the pit
+page's live.js, which follows a stream of this origin): no inline script, no inline handler, nothing from elsewhere."""
 
 _BASE = (
     (b"x-content-type-options", b"nosniff"),

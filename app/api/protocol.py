@@ -11,7 +11,12 @@
 - a request answered before its body has all arrived (a 401 before an unread body, a page that takes none): the rest of
   the body must arrive within ``BJAUDIT_KEEP_ALIVE_SECONDS`` of the answer, or the connection is closed. uvicorn drops
   such a body as it comes and waits for it for ever: each byte of it cancels the keep-alive timeout, so one byte after
-  the answer held the connection open.
+  the answer held the connection open;
+- when the server stops, the streams of alerts (Server-Sent Events: :mod:`app.api.streams`) end their answers, which
+  would otherwise hold the graceful shutdown for ever (uvicorn waits for every answer in progress to end).
+
+None of these deadlines cuts a long answer: the header deadline ends with the headers, the keep-alive and unread-body
+timers run only after an answer is complete.
 
 `bjaudit serve` runs it; nothing else of uvicorn changes.
 """
@@ -27,6 +32,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from app.api.problems import PROBLEM_JSON
 from app.config import get_settings
+from app.usecases.alerts import STREAMS
 from app.usecases.errors import PROBLEM_TYPE_PREFIX
 
 
@@ -98,6 +104,10 @@ class ProblemHttpToolsProtocol(HttpToolsProtocol):
                 del self._open[self._address]
             self._address = None
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        STREAMS.stop()  # (the answers streaming end, then their connections close: keep-alive is off now)
+        super().shutdown()
 
     # -- the headers' deadline
 

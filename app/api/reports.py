@@ -96,6 +96,25 @@ class SummaryTotals(BaseModel):
     error_rate: float | None = Field(description=_COUNTS["error_rate"])
 
 
+class AlertWaits(BaseModel):
+    """Seconds from each round's receipt to its alert's acknowledgement; null when none was acknowledged."""
+
+    median: float | None
+    p90: float | None = Field(description="The 90th percentile, by nearest rank (a wait that occurred).")
+    max: float | None
+
+
+class AlertFigures(BaseModel):
+    """The alerts of the report's rounds (issue 22): the findings of each round's first audit, what the pit was
+    alerted to (a re-audit's findings alert no one), and how long they waited for a supervisor's acknowledgement.
+    Not in the CSV."""
+
+    alerts: int = Field(description="Findings of the first audits of the report's rounds.")
+    acknowledged: int = Field(description="Of `alerts`, those a supervisor acknowledged (at any time).")
+    not_acknowledged: int = Field(description="`alerts - acknowledged`.")
+    wait_seconds: AlertWaits
+
+
 class SummaryReport(BaseModel):
     """The stored rounds played in a range, their findings and the money at stake, grouped."""
 
@@ -113,6 +132,7 @@ class SummaryReport(BaseModel):
         "null key last."
     )
     totals: SummaryTotals
+    alerts: AlertFigures
 
 
 CSV_ANSWER = (

@@ -18,7 +18,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any, TypeVar
@@ -27,12 +27,12 @@ from urllib.parse import parse_qs, urlencode
 import orjson
 from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.routing import APIRoute
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.requests import ClientDisconnect
 
-from app.api import problems
+from app.api import problems, streams
 from app.api.auth import PUBLIC, Authenticator
 from app.api.deps import SingleRounds, UnitOfWork
 from app.api.problems import RequestTimeout
@@ -41,6 +41,7 @@ from app.config import Settings
 from app.store import ui_sessions
 from app.store.reports import GROUP_BY, Summary
 from app.store.rounds import Search
+from app.usecases import alerts as alert_cases
 from app.usecases import batches as batch_cases
 from app.usecases import integrity, transparency
 from app.usecases import reports as report_cases
@@ -89,14 +90,21 @@ def _templates() -> Environment:
         finalize=views.visible,  # every value shown: no control or bidi character reaches the page raw
     )
     env.globals.update(
-        money=views.money, percent=views.percent, round_href=views.round_href, local_time=views.local_time
+        money=views.money,
+        percent=views.percent,
+        round_href=views.round_href,
+        local_time=views.local_time,
+        duration=views.duration,
     )
     return env
 
 
+STATIC_TYPES = {"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"}
+
+
 def _static(name: str) -> bytes | None:
     # (the name is checked before the cache: a cache keyed by any name asked for would grow without bound)
-    return _static_file(name) if re.fullmatch(r"[a-z0-9-]+\.css", name) else None
+    return _static_file(name) if re.fullmatch(r"[a-z0-9-]+\.(css|js)", name) else None
 
 
 @functools.cache
@@ -435,11 +443,12 @@ async def logout(request: Request, viewing: Viewer) -> Response:
 
 @router.get("/static/{name}", dependencies=[PUBLIC])
 async def static(name: str) -> Response:
-    """The workbench's stylesheet."""
+    """The workbench's stylesheet and script."""
     body = _static(name)
     if body is None:
         return Response(b"", status_code=404)
-    return Response(body, media_type="text/css; charset=utf-8", headers={"Cache-Control": "max-age=300"})
+    media = STATIC_TYPES[name.rpartition(".")[2]]
+    return Response(body, media_type=media, headers={"Cache-Control": "max-age=300"})
 
 
 # --- search --------------------------------------------------------------------------------------------------
@@ -607,6 +616,9 @@ async def round_page(request: Request, round_id: str, viewing: Viewer) -> Respon
             }
     page = views.round_page(lookup, _aliases(), compare, compare_rules)
     choices = [rs for rs in rulesets() if rs["jurisdiction"] == page.jurisdiction]
+    shown = await _uow(request).read(
+        reads.round_alerts, lookup["round_id"], lookup["source"], lookup["jurisdiction"]
+    )
     return render(
         request,
         "round.html",
@@ -617,6 +629,8 @@ async def round_page(request: Request, round_id: str, viewing: Viewer) -> Respon
         compare_error=compare_error,
         source_param=params.get("source"),
         jurisdiction_param=params.get("jurisdiction"),
+        alerts=_views(shown, _settings(request).public_url),
+        back=_here(request),
     )
 
 
@@ -789,6 +803,152 @@ async def report_csv(request: Request, viewing: Viewer) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{report_cases.csv_filename(q)}"'},
     )
+
+
+# --- the pit page: live alerts ------------------------------------------------------------------------------
+
+LIVE_REFRESH = 5
+"""Seconds between the pit page's reloads without script."""
+LIVE_TABLES = 50
+TABLE_ID = re.compile(r"^[^\x00-\x1f]{1,128}$")
+SOURCE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Pit:
+    """What a pit page (and its stream) follows: one source, some tables (None: every table)."""
+
+    source: str
+    tables: list[str]
+
+    def query(self) -> list[tuple[str, str]]:
+        return [("source", self.source), *(("table", t) for t in self.tables)]
+
+    @property
+    def href(self) -> str:
+        return "/ui/live?" + urlencode(self.query())
+
+
+def _pit(request: Request, viewing: Viewing, known: tuple[str, ...]) -> Pit:
+    params = request.query_params
+    _unknown(dict.fromkeys(params, ""), known)
+    tables = list(dict.fromkeys(t.strip() for t in params.getlist("table") if t.strip()))
+    if len(tables) > LIVE_TABLES or not all(TABLE_ID.match(t) for t in tables):
+        raise InvalidQuery(
+            f"?table= is a table's id (1-128 characters), at most {LIVE_TABLES} of them.",
+            errors=[{"parameter": "table", "detail": "not a table id, or too many"}],
+        )
+    asked = (params.get("source") or "").strip() or None
+    if asked is not None and not SOURCE.match(asked):
+        raise InvalidQuery(
+            f"?source= is 1-128 of A-Z a-z 0-9 . _ : -; not {asked!r}.",
+            errors=[{"parameter": "source", "detail": "not a source"}],
+        )
+    source = viewing.who.reads(asked) or _settings(request).default_source
+    return Pit(source, tables)
+
+
+def _alert_html(views_of: Sequence[views.AlertView], csrf: str | None, back: str) -> list[str]:
+    macro = _templates().get_template("_alerts.html").module.alert_item  # type: ignore[attr-defined]
+    return [str(macro(a, csrf, back)) for a in views_of]
+
+
+def _views(shown: Sequence[alert_cases.Shown], public_url: str) -> list[views.AlertView]:
+    return [views.alert_view(s.alert.body(public_url), s.acknowledgement) for s in shown]
+
+
+@router.get("/live")
+async def live_page(request: Request, viewing: Viewer) -> Response:
+    """The pit page: the alerts of the tables picked (``?table=``, repeated), the newest first; it reloads itself
+    without script, and follows :func:`live_stream` with it."""
+    error = None
+    alerts: list[views.AlertView] = []
+    head = None
+    try:
+        pit = _pit(request, viewing, ("table", "source"))
+    except InvalidQuery as exc:
+        error, pit = exc.detail, Pit(viewing.who.source or _settings(request).default_source, [])
+    else:
+        shown, head = await _uow(request).read(alert_cases.latest, pit.source, pit.tables or None)
+        alerts = _views(shown, _settings(request).public_url)
+    return render(
+        request,
+        "live.html",
+        422 if error else 200,
+        title="Live alerts",
+        error=error,
+        alerts=alerts,
+        tables=pit.tables,
+        source=pit.source,
+        every_source=viewing.who.source is None,
+        refresh=LIVE_REFRESH,
+        back=pit.href,
+        # The stream goes on from the chain's head the page was read at: a finding stored before the script
+        # connects is not missed.
+        stream_href="/ui/live/stream?"
+        + urlencode([*pit.query(), *([("head", str(head))] if head is not None else [])]),
+    )
+
+
+@router.get("/live/stream")
+async def live_stream(request: Request, viewing: Viewer) -> Response:
+    """The pit page's stream (Server-Sent Events, authenticated by the session's cookie: EventSource sends no
+    header): each new alert of its tables as ``{"id", "html"}``, the HTML as the page renders it; from after
+    ``Last-Event-ID`` (a reconnection), ``?after=`` (an alert id) or ``?head=`` (the chain entry the page was read at),
+    else from now."""
+    pit = _pit(request, viewing, ("table", "source", "after", "head"))
+    settings = _settings(request)
+    uow = _uow(request)
+    after = request.headers.get("last-event-id") or request.query_params.get("after")
+    head_text = request.query_params.get("head")
+    if head_text is not None and re.fullmatch(r"[0-9]{1,18}", head_text) is None:
+        raise InvalidQuery(
+            "?head= is a chain entry's number.", errors=[{"parameter": "head", "detail": "not a number"}]
+        )
+    head = None if head_text is None else int(head_text)
+    start = await uow.read(alert_cases.stream_start, pit.source, after, head)
+    filters = alert_cases.Filters(tables=frozenset(pit.tables) if pit.tables else None)
+    csrf, back = viewing.csrf, pit.href
+
+    async def events() -> AsyncIterator[bytes]:
+        async for item in streams.follow(
+            uow, pit.source, start, filters, settings.webhook_poll_seconds, settings.stream_max_seconds
+        ):
+            if isinstance(item, bytes):
+                yield item
+                continue
+            try:
+                shown = await uow.read(alert_cases.shown, item)
+            except Exception as exc:  # noqa: BLE001 - the database away: the answer ends, the page comes back
+                log.warning(
+                    "the pit page's stream ended: the database did not answer (%s)", type(exc).__name__
+                )
+                return
+            htmls = _alert_html(_views(shown, settings.public_url), csrf, back)
+            yield b"".join(
+                streams.event(s.alert.id, "finding", {"id": s.alert.id, "html": html})
+                for s, html in zip(shown, htmls, strict=True)
+            )
+
+    return StreamingResponse(events(), media_type=streams.MEDIA_TYPE, headers=streams.HEADERS)
+
+
+@router.post("/alerts/{alert_id}/acknowledge")
+async def acknowledge_alert(request: Request, alert_id: str, viewing: Viewer) -> Response:
+    """Acknowledge an alert from the pit page or the round page (attributed to the session's key), then back there."""
+    _check_origin(request)
+    form = await _form(request)
+    if viewing.csrf is not None and not sessions.same(viewing.csrf, form.get("csrf")):
+        raise FormRefused(
+            "The form's security token is missing or stale: reload the page and acknowledge again."
+        )
+    note = form.get("note", "").strip() or None
+    if note is not None and (len(note) > 1000 or "\x00" in note):
+        raise InvalidQuery(
+            "A note is at most 1000 characters.", errors=[{"parameter": "note", "detail": "too long"}]
+        )
+    await _uow(request).run(alert_cases.acknowledge, viewing.who, alert_id, note)
+    return RedirectResponse(sessions.safe_next(form.get("next")), status_code=303)
 
 
 # --- batches -------------------------------------------------------------------------------------------------

@@ -208,3 +208,31 @@ def acknowledged_in(session: Session, source: str, first: int, last: int) -> dic
         select(ACK).where(ACK.c.source == source, ACK.c.seq >= first, ACK.c.seq <= last)
     ).all()
     return {(r.seq, r.finding_index): r for r in rows}
+
+
+def latest_with_findings(
+    session: Session, source: str, tables: Sequence[str] | None, limit: int, upto: int
+) -> Sequence[Row[Any]]:
+    """The last ``limit`` rounds with findings of ``source``'s chain up to entry ``upto`` (of ``tables`` only, when
+    given), newest first, in the columns of :func:`entries_with_findings`."""
+    stmt = (
+        select(
+            CE.c.seq,
+            R.c.id,
+            R.c.round_id,
+            R.c.jurisdiction,
+            R.c.table_id,
+            R.c.dealer_id,
+            R.c.shoe_id,
+            R.c.played_at,
+            R.c.received_at,
+            R.c.audit,
+        )
+        .join(R, and_(R.c.id == CE.c.ref_id, R.c.finding_count > 0))
+        .where(CE.c.source == source, CE.c.kind == "round", CE.c.seq <= upto)
+        .order_by(CE.c.seq.desc())
+        .limit(limit)
+    )
+    if tables is not None:
+        stmt = stmt.where(R.c.table_id.in_(list(tables)))
+    return session.execute(stmt).all()

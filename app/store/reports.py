@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
+from app.store.models import acknowledgements_table as ACK
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
 from app.store.rounds import finding_is_latest, latest_void_reason, with_latest_audit
@@ -169,3 +170,17 @@ FIGURES = (
     "corrected_still_owed",
 )
 """What :func:`summary`'s rows count, in their order."""
+
+
+def alert_waits(session: Session, q: Summary) -> tuple[int, list[tuple[datetime, datetime]]]:
+    """The alerts of ``q``'s rounds (the findings of each round's first audit: what the pit was alerted to, whatever
+    a re-audit found later) and, for each acknowledged one, (its round's received_at, acknowledged_at)."""
+    alerts = session.execute(
+        select(func.count()).select_from(F).where(_where(F, q), F.c.audit_no == 1)
+    ).scalar_one()
+    acknowledged = session.execute(
+        select(R.c.received_at, ACK.c.acknowledged_at)
+        .select_from(ACK.join(R, R.c.id == ACK.c.round_pk))
+        .where(_where(R, q))
+    ).all()
+    return int(alerts), [(r.received_at, r.acknowledged_at) for r in acknowledged]

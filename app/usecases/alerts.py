@@ -45,7 +45,7 @@ import orjson
 from sqlalchemy.orm import Session
 
 from app.store import alerts as repo
-from app.usecases.errors import AlertNotFound, SubscriptionInvalid, SubscriptionNotFound
+from app.usecases.errors import AlertNotFound, InvalidQuery, SubscriptionInvalid, SubscriptionNotFound
 from app.usecases.keys import Principal
 from app.usecases.offline import iso_utc
 
@@ -711,6 +711,149 @@ DELIVERER: Deliverer | None = None
 
 
 def stored_findings() -> None:
-    """A round with findings was just stored in this process: deliver now rather than at the next poll."""
+    """A round with findings was just stored in this process: deliver and stream now rather than at the next poll."""
     if DELIVERER is not None:
         DELIVERER.wake()
+    STREAMS.wake()
+
+
+# --- streams ---------------------------------------------------------------------------------------------------
+
+
+class Broadcast:
+    """Wakes every open stream of this process (each an asyncio task waiting in :meth:`wait`) when findings are
+    stored here, from any thread; :meth:`stop` ends them all (the server is stopping: they close their answers
+    rather than hold the shutdown)."""
+
+    def __init__(self) -> None:
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self.stopping = False
+        self.generation = 0
+        """How many times it was woken: a stream that notes it before a read and passes it to :meth:`wait` misses
+        no wake that came while it was reading."""
+
+    def wake(self) -> None:
+        self.generation += 1
+        for loop, event in list(self._waiters):
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(event.set)
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.wake()
+
+    async def wait(self, timeout: float, seen: int | None = None) -> bool:
+        """Wait until woken (True) or ``timeout`` seconds (False); at once (True) when woken since the
+        :attr:`generation` ``seen``."""
+        if self.stopping or (seen is not None and seen != self.generation):
+            return True
+        waiter = (asyncio.get_running_loop(), asyncio.Event())
+        self._waiters.add(waiter)
+        try:
+            async with asyncio.timeout(timeout):
+                await waiter[1].wait()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self._waiters.discard(waiter)
+
+    @property
+    def open(self) -> int:
+        """How many streams wait now."""
+        return len(self._waiters)
+
+
+STREAMS = Broadcast()
+"""The process's streams (``GET /v1/findings/stream``, the pit page's)."""
+
+
+def stream_start(
+    session: Session, source: str, last_event_id: str | None, head: int | None = None
+) -> tuple[int, int]:
+    """Where a stream of ``source`` starts: after the alert ``last_event_id`` (an alert id of this source), else after
+    the chain entry ``head``, else at the source's head now (only findings stored from now on)."""
+    if last_event_id is None:
+        return (repo.head_seq(session, source) if head is None else head), 1 << 30
+    try:
+        of, seq, index = parse_alert_id(last_event_id)
+    except AlertNotFound as exc:
+        raise InvalidQuery(exc.detail, errors=[{"parameter": "after", "detail": "not an alert id"}]) from None
+    if of != source:
+        raise InvalidQuery(
+            f"The alert {last_event_id!r} is not of the source streamed ({source!r}).",
+            errors=[{"parameter": "after", "detail": "an alert of another source"}],
+        )
+    return seq, index
+
+
+def stream_source(principal: Principal, source: str | None) -> str:
+    """The one source a stream follows: the key's own, or the one a key of every source names."""
+    chosen = principal.reads(source)
+    if chosen is None:
+        raise InvalidQuery(
+            "A key of every source streams one source at a time: give ?source=.",
+            errors=[{"parameter": "source", "detail": "required with a key of every source"}],
+        )
+    return chosen
+
+
+def next_alerts(
+    session: Session, source: str, after: tuple[int, int], filters: Filters
+) -> tuple[list[Alert], tuple[int, int], bool]:
+    """A stream's next read: the matching alerts after ``after``, the position to read from next, and whether more
+    entries may follow at once (the read covered as many as one read covers)."""
+    alerts, reached = read(session, source, after)
+    matching = [a for a in alerts if filters.matches(a)]
+    position = after if reached <= after[0] else (reached, 1 << 30)
+    return matching, position, reached - max(after[0], 1) + 1 >= ENTRIES_A_READ
+
+
+# --- the pit page ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """An alert as the pit page shows it: with its acknowledgement (None: not acknowledged)."""
+
+    alert: Alert
+    acknowledgement: dict[str, Any] | None
+
+
+def latest(
+    session: Session, source: str, tables: Sequence[str] | None, rounds: int = 50
+) -> tuple[list[Shown], int]:
+    """The alerts of the last ``rounds`` rounds with findings of ``source`` (of ``tables`` when given), newest
+    first, with their acknowledgements; and the source's head they were read at (a stream from there misses none
+    stored since)."""
+    head = repo.head_seq(session, source)
+    rows = repo.latest_with_findings(session, source, tables, rounds, head)
+    alerts = [a for row in rows for a in reversed(_alerts_of(source, row))]
+    if not alerts:
+        return [], head
+    acks = repo.acknowledged_in(session, source, alerts[-1].seq, alerts[0].seq)
+    return [
+        Shown(a, None if (k := acks.get((a.seq, a.index))) is None else acknowledgement_info(k))
+        for a in alerts
+    ], head
+
+
+def shown(session: Session, alerts: Sequence[Alert]) -> list[Shown]:
+    """``alerts`` (of one source) with their acknowledgements."""
+    if not alerts:
+        return []
+    acks = repo.acknowledged_in(session, alerts[0].source, alerts[0].seq, alerts[-1].seq)
+    return [
+        Shown(a, None if (k := acks.get((a.seq, a.index))) is None else acknowledgement_info(k))
+        for a in alerts
+    ]
+
+
+def alerts_of_round(session: Session, source: str, round_pk: int) -> list[Shown]:
+    """A stored round's alerts (the findings of the audit stored with it), with their acknowledgements; none for a
+    round without a chain entry."""
+    seq = repo.entry_of_round(session, round_pk)
+    if seq is None:
+        return []
+    row = repo.round_at(session, source, seq)
+    return shown(session, [] if row is None else _alerts_of(source, row))

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from typing import Any
 
@@ -33,6 +36,8 @@ class Report:
     """``key`` and :data:`COLUMNS`, ordered by key (code point order; the null key last)."""
     totals: dict[str, Any]
     """:data:`COLUMNS`."""
+    alerts: dict[str, Any] = field(default_factory=lambda: alert_figures(0, []))
+    """:func:`alert_figures`: the alerts of the report's rounds, how many were acknowledged, how long they waited."""
 
 
 def rate(part: int, whole: int) -> float | None:
@@ -71,7 +76,42 @@ def summary(session: Session, q: Summary) -> Report:
         q,
         [{"key": key, **with_rates(counts, not by_rule)} for key, counts in ordered],
         with_rates(totals, True),
+        alert_figures(*repo.alert_waits(session, q)),
     )
+
+
+def nearest_rank(ordered: Sequence[float], p: float) -> float:
+    """The ``p``-th percentile of sorted values by the nearest-rank method (a value that occurred).
+
+    >>> nearest_rank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), nearest_rank([5], 90), nearest_rank([1, 2, 3], 50)
+    (9, 5, 2)
+    """
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def alert_figures(alerts: int, acknowledged: Sequence[tuple[datetime, datetime]]) -> dict[str, Any]:
+    """The alerts counted, acknowledged or not, and the wait from each round's receipt to its alert's acknowledgement,
+    in seconds (3 decimal places): the median, the 90th percentile (nearest rank) and the longest; null with none.
+
+    >>> from datetime import timedelta
+    >>> t = datetime(2026, 12, 4, 21, 0, tzinfo=UTC)
+    >>> waits = [(t, t + timedelta(seconds=s)) for s in (30, 10, 20, 600)]
+    >>> alert_figures(6, waits)["wait_seconds"]
+    {'median': 25.0, 'p90': 600.0, 'max': 600.0}
+    >>> alert_figures(2, [])
+    {'alerts': 2, 'acknowledged': 0, 'not_acknowledged': 2, 'wait_seconds': {'median': None, 'p90': None, 'max': None}}
+    """
+    waits = sorted((done - received).total_seconds() for received, done in acknowledged)
+    return {
+        "alerts": alerts,
+        "acknowledged": len(waits),
+        "not_acknowledged": alerts - len(waits),
+        "wait_seconds": {
+            "median": round(statistics.median(waits), 3) if waits else None,
+            "p90": round(nearest_rank(waits, 90), 3) if waits else None,
+            "max": round(waits[-1], 3) if waits else None,
+        },
+    }
 
 
 def _when(ts: datetime | None) -> str | None:
@@ -89,6 +129,7 @@ def as_json(report: Report) -> bytes:
             "jurisdiction": q.jurisdiction,
             "groups": report.groups,
             "totals": report.totals,
+            "alerts": report.alerts,
         }
     )
 

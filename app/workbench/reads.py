@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.store.models import batches_table as B
 from app.store.models import rounds_table as R
-from app.usecases import batches, offline
+from app.usecases import alerts, batches, offline
 from app.usecases import rounds as round_cases
 from app.usecases.what_if import WhatIf
 
@@ -107,3 +107,11 @@ def what_if_audit(session: Session, record: bytes, source: str, asked: WhatIf) -
     own audit was): never stored."""
     done = offline.audit(record, round_cases.registered_elections(session, source), asked)
     return done.result
+
+
+def round_alerts(session: Session, round_id: str, source: str, jurisdiction: str) -> list[alerts.Shown]:
+    """A stored round's alerts (the findings of the audit stored with it), with their acknowledgements."""
+    pk = session.execute(
+        select(R.c.id).where(R.c.round_id == round_id, R.c.source == source, R.c.jurisdiction == jurisdiction)
+    ).scalar_one_or_none()
+    return [] if pk is None else alerts.alerts_of_round(session, source, int(pk))

@@ -910,3 +910,86 @@ def default_range(today: date, days: int = 30) -> tuple[str, str]:
 
 def utc_today() -> date:
     return datetime.now(UTC).date()
+
+
+# --- alerts (the pit page) ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AlertView:
+    """An alert as the pit page and the round page show it."""
+
+    id: str
+    round_id: str
+    table_id: str
+    where: str
+    """The seat and hand (``seat 2, hand 2.1``), the dealer, or the round."""
+    rule: str
+    title: str
+    message: str
+    owed: str
+    """The money owed in words; empty for a finding not about money."""
+    amount_owed: int | None
+    played: str
+    href: str
+    corrected: bool
+    acknowledged_at: str | None
+    acknowledged_by: str | None
+    note: str | None
+
+    @property
+    def closed(self) -> bool:
+        """Corrected by the table (a correction closes the alert) or acknowledged by a supervisor."""
+        return self.corrected or self.acknowledged_at is not None
+
+
+def where_at_table(seat: int | None, hand: str | None) -> str:
+    """Where at the table a finding is.
+
+    >>> where_at_table(2, "2.1"), where_at_table(None, "dealer"), where_at_table(None, None), where_at_table(3, "3")
+    ('seat 2, hand 2.1', 'dealer', 'the round', 'seat 3')
+    """
+    if seat is not None:
+        return f"seat {seat}" + (f", hand {hand}" if hand and hand != str(seat) else "")
+    return hand or "the round"
+
+
+def alert_view(
+    body: Mapping[str, Any], acknowledgement: Mapping[str, Any] | None, jurisdiction: str | None = None
+) -> AlertView:
+    """An alert's view from its body (:meth:`app.usecases.alerts.Alert.body`) and its acknowledgement (or None)."""
+    jurisdiction = jurisdiction or body["jurisdiction"]
+    amount = body.get("amount_owed")
+    return AlertView(
+        id=body["alert_id"],
+        round_id=body["round_id"],
+        table_id=body["table_id"],
+        where=where_at_table(body.get("seat"), body.get("hand")),
+        rule=str(body.get("rule") or ""),
+        title=str(body.get("title") or ""),
+        message=str(body.get("message") or ""),
+        owed="" if amount is None else owed(amount, jurisdiction),
+        amount_owed=amount,
+        played=local_time(body.get("played_at")),
+        href=round_href(body["round_id"], body["source"], body["jurisdiction"]),
+        corrected=body.get("corrected_by") is not None,
+        acknowledged_at=None if acknowledgement is None else local_time(acknowledgement["acknowledged_at"]),
+        acknowledged_by=None if acknowledgement is None else acknowledgement["acknowledged_by"],
+        note=None if acknowledgement is None else acknowledgement.get("note"),
+    )
+
+
+def duration(seconds: float | None) -> str:
+    """A wait for people: seconds under a minute, minutes and seconds under an hour, else hours and minutes.
+
+    >>> duration(4.25), duration(65), duration(3 * 3600 + 125), duration(None)
+    ('4.2 s', '1 min 5 s', '3 h 2 min', '—')
+    """
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = int(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"

@@ -391,3 +391,67 @@ def test_search_by_dealer_and_shoe(client: TestClient, stored: None) -> None:
         ("casino-x", "X1"),
         ("default", "R1"),
     ]
+
+
+# --- alerts acknowledged, and how long they waited (issue 22) ----------------------------------------------------
+
+
+def _acknowledge_after(client: TestClient, engine: Engine, round_id: str, index: int, seconds: float) -> None:
+    """Acknowledge finding ``index`` of round ``round_id`` (source default) through the API, then date the
+    acknowledgement ``seconds`` after the round's receipt (the wait the report must find)."""
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
+
+    from app.store.models import acknowledgements_table as ACK
+    from app.store.models import chain_entries_table as CE
+    from app.store.models import rounds_table as R
+
+    with engine.begin() as conn:
+        pk, received, seq = conn.execute(
+            select(R.c.id, R.c.received_at, CE.c.seq)
+            .join(CE, (CE.c.ref_id == R.c.id) & (CE.c.kind == "round"))
+            .where(R.c.round_id == round_id, R.c.source == "default")
+        ).one()
+    r = client.post(f"/v1/alerts/default:{seq}:{index}/acknowledgement", json={})
+    assert r.status_code == 201, r.text
+    with engine.begin() as conn:
+        conn.execute(
+            update(ACK)
+            .where(ACK.c.round_pk == pk, ACK.c.finding_index == index)
+            .values(acknowledged_at=received + timedelta(seconds=seconds))
+        )
+
+
+def test_alerts_acknowledged_and_their_waits_are_counted_by_hand(
+    client: TestClient, stored: None, engine: Engine
+) -> None:
+    # Source default, New Jersey: seven alerts (R1 2, R2 2, R4 1, EX-NJ-0002 1, EX-NJ-0003 1); four acknowledged
+    # after 12, 3, 40 and 7 s: waits 3, 7, 12, 40 -> median (7 + 12) / 2 = 9.5, p90 the 4th of 4 (nearest rank:
+    # ceil(0.9 * 4) = 4) = 40, longest 40.
+    for round_id, index, seconds in (("R1", 0, 12), ("R1", 1, 3), ("R4", 0, 40), ("EX-NJ-0003", 0, 7)):
+        _acknowledge_after(client, engine, round_id, index, seconds)
+    report = summary(client, group_by="table", jurisdiction="US-NJ")
+    assert report["alerts"] == {
+        "alerts": 7,
+        "acknowledged": 4,
+        "not_acknowledged": 3,
+        "wait_seconds": {"median": 9.5, "p90": 40.0, "max": 40.0},
+    }
+    # Rounds played on 2026-12-02 (UTC): R1 (2 alerts, both acknowledged: 3 and 12 s) and R3 (none).
+    day = summary(client, group_by="day", jurisdiction="US-NJ", **{"from": "2026-12-02", "to": "2026-12-03"})
+    assert day["alerts"] == {
+        "alerts": 2,
+        "acknowledged": 2,
+        "not_acknowledged": 0,
+        "wait_seconds": {"median": 7.5, "p90": 12.0, "max": 12.0},
+    }
+    # The same whatever the grouping; another source sees its own alerts only (X1's two, none acknowledged).
+    assert summary(client, jurisdiction="US-NJ", group_by="rule")["alerts"] == report["alerts"]
+    other = summary(client, as_source(client, "casino-x"), group_by="dealer")
+    assert other["alerts"] == {
+        "alerts": 2,
+        "acknowledged": 0,
+        "not_acknowledged": 2,
+        "wait_seconds": {"median": None, "p90": None, "max": None},
+    }

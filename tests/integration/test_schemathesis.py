@@ -68,7 +68,8 @@ def live(
     # The run sends wrong keys on purpose (coverage cases of the Authorization header, ignored_auth): past
     # BJAUDIT_AUTH_FAILURE_LIMIT every request from its address, right key or not, would be a 429 that proves
     # nothing (tests/integration/test_auth.py tests the limit).
-    env = {"DATABASE_URL": url, "BJAUDIT_AUTH_FAILURE_LIMIT": ""}
+    # A stream of findings ends after 1 s (BJAUDIT_STREAM_MAX_SECONDS), so that it is checked like any answer.
+    env = {"DATABASE_URL": url, "BJAUDIT_AUTH_FAILURE_LIMIT": "", "BJAUDIT_STREAM_MAX_SECONDS": "1"}
     with live_service(workdir, env) as (base, _):
         yield base, live_key(workdir), workdir
 

@@ -286,7 +286,7 @@ def test_the_pages_are_html_with_a_strict_policy_and_not_in_the_openapi_document
     csp = r.headers["content-security-policy"]
     for part in ("default-src 'none'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'"):
         assert part in csp
-    assert "frame-ancestors 'none'" in csp and "script-src" not in csp
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert r.headers["cache-control"] == "no-store"
     # Not "no-referrer": under it browsers send the page's own form posts with `Origin: null`, which the Origin
     # check refuses as another site's (every login failed in Chromium; tests/browser).
