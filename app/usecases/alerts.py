@@ -164,7 +164,9 @@ def read(
     first = seq + 1 if index >= WHOLE_ENTRY else max(seq, 1)
     reached, rows = repo.entries_with_findings(session, source, first, first + entries - 1)
     alerts = [a for row in rows for a in _alerts_of(source, row) if (a.seq, a.index) > (seq, index)]
-    return alerts, max(reached, seq)
+    # The rows' statement may see entries committed after the one that found the range's last: those were read too
+    # (and every entry before them, committed before them), or a stream would send their alerts again.
+    return alerts, max(reached, seq, *(int(row.seq) for row in rows))
 
 
 def parse_alert_id(alert_id: str) -> tuple[str, int, int]:
