@@ -6,7 +6,8 @@ BJAUDIT_WEBHOOKS_ALLOW_PRIVATE=true) and one subscription to it. ``--submitters`
 of rounds, each a generated round with an injected dealer or payout error (app.synth.generator + app.synth.mutator:
 one finding or more, so every round alerts). For each round: request → 201 (the submit's latency); for each of its
 alerts, the 201 → the webhook's arrival at the receiver, matched by round_id (both timed by the same clock in this
-process). Printed: p50/p99 of both, their ratio, the throughput, and one summary line.
+process), and to the event's arrival at a client of the stream (GET /v1/findings/stream, open before the first
+submit). Printed: p50/p99 of each, their ratios to the submit's, the throughput, and one summary line.
 
     make bench-alerts
     .venv/bin/python -m bench.alerts_latency --rounds 2000 --submitters 16      # ENGINE=pure, in effect
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -24,7 +26,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,6 +141,8 @@ class Figures:
     drain_s: float
     failed: int
     rate: float | None = None
+    stream_ms: list[float] = field(default_factory=list)
+    """201 -> the event's arrival at the stream's client (GET /v1/findings/stream)."""
 
     def row(self, label: str, xs: list[float]) -> str:
         return f"{label:<34} {pct(xs, 0.5):>8.2f} {pct(xs, 0.99):>8.2f} {max(xs, default=float('nan')):>9.2f} {len(xs):>7}"
@@ -151,6 +155,9 @@ class Figures:
             self.row("submit: request -> 201", self.submit_ms),
             self.row("201 -> webhook at the receiver", self.webhook_ms),
             f"{'ratio webhook / submit':<34} {w50 / s50:>8.2f} {w99 / s99:>8.2f}",
+            self.row("201 -> event at the stream's client", self.stream_ms),
+            f"{'ratio stream / submit':<34} {pct(self.stream_ms, 0.5) / s50:>8.2f} "
+            f"{pct(self.stream_ms, 0.99) / s99:>8.2f}",
             "",
             f"throughput: {self.rounds / self.seconds:.0f} rounds/s submitted ({self.rounds} in {self.seconds:.2f} s, "
             f"{self.submitters} submitters), {self.alerts_received / (self.seconds + self.drain_s):.0f} alerts/s delivered; "
@@ -168,34 +175,93 @@ class Figures:
             f"bench-alerts: c={self.submitters}{'' if self.rate is None else f' paced at {self.rate:g}/s'} "
             f"{self.rounds / self.seconds:.0f} rounds/s; submit p50 {s50:.1f} ms "
             f"p99 {s99:.1f} ms; 201->webhook p50 {w50:.1f} ms p99 {w99:.1f} ms (x{w50 / s50:.2f} / x{w99 / s99:.2f} "
-            f"the submit's); {self.alerts_received}/{self.alerts_expected} alerts"
+            f"the submit's); 201->stream p50 {pct(self.stream_ms, 0.5):.1f} ms p99 {pct(self.stream_ms, 0.99):.1f} ms; "
+            f"{self.alerts_received}/{self.alerts_expected} alerts"
         )
 
 
-def _received(receiver: Receiver, rounds: set[str]) -> list[tuple[int, str]]:
-    """(arrival, round_id) of the webhooks received for these rounds."""
-    found = ((t, orjson.loads(body)["data"]["round_id"]) for t, body in receiver.got)
+def _webhook_round(body: bytes) -> str:
+    return str(orjson.loads(body)["data"]["round_id"])
+
+
+def _event_round(data: bytes) -> str:
+    return str(orjson.loads(data)["round_id"])
+
+
+Sink = list[tuple[int, bytes]]
+"""(arrival, body) of what a receiver or the stream's client got."""
+
+
+def _received(got: Sink, rounds: set[str], of: Callable[[bytes], str]) -> list[tuple[int, str]]:
+    """(arrival, round_id) of the alerts received for these rounds."""
+    found = ((t, of(body)) for t, body in list(got))
     return [(t, rid) for t, rid in found if rid in rounds]
 
 
-async def _arrived(receiver: Receiver, rounds: set[str], alerts: int, timeout: float) -> None:
-    """Wait until the receiver has the alerts of these rounds (counted every 100 ms), or ``timeout`` seconds."""
+async def _arrived(
+    got: Sink, rounds: set[str], alerts: int, timeout: float, of: Callable[[bytes], str]
+) -> None:
+    """Wait until ``got`` has the alerts of these rounds (counted every 100 ms), or ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     seen, counted = 0, 0
     while time.monotonic() < deadline:
-        for _, body in receiver.got[seen:]:
-            counted += orjson.loads(body)["data"]["round_id"] in rounds
-        seen = len(receiver.got)
+        now = len(got)
+        counted += sum(of(body) in rounds for _, body in got[seen:now])
+        seen = now
         if counted >= alerts:
             return
         await asyncio.sleep(0.1)
+
+
+class StreamClient:
+    """A client of GET /v1/findings/stream (Server-Sent Events) that notes when each event's bytes arrived and its
+    ``data``, read later."""
+
+    def __init__(self) -> None:
+        self.got: Sink = []
+        self.open = asyncio.Event()
+
+    async def run(self, port: int, auth: str) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            writer.write(
+                f"GET /v1/findings/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Accept: text/event-stream\r\n\r\n".encode()
+            )
+            status = (await reader.readline()).split(b" ", 2)[1]
+            if status != b"200":
+                raise RuntimeError(f"the stream answered {status.decode()}")
+            chunked = False
+            while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                chunked |= line.lower().startswith(b"transfer-encoding:") and b"chunked" in line.lower()
+            buffer = b""
+            while True:
+                if chunked:
+                    size = int((await reader.readline()).strip(), 16)
+                    if not size:
+                        return
+                    data = await reader.readexactly(size)
+                    await reader.readexactly(2)
+                else:
+                    data = await reader.read(65536)
+                    if not data:
+                        return
+                arrived = time.perf_counter_ns()
+                self.open.set()  # the first comment: the stream follows the head from now
+                *events, buffer = (buffer + data).split(b"\n\n")
+                for e in events:
+                    self.got += [(arrived, x[5:].strip()) for x in e.split(b"\n") if x.startswith(b"data:")]
+        finally:
+            writer.close()
 
 
 async def measure(
     port: int, auth: str, admin: str, rounds: int, concurrency: int, timeout: float, rate: float | None
 ) -> Figures:
     receiver = await Receiver().start()
+    stream = StreamClient()
+    following = asyncio.create_task(stream.run(port, auth))
     try:
+        await asyncio.wait_for(stream.open.wait(), 10)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
             r = await client.post(
                 "/v1/subscriptions", json={"url": receiver.url}, headers={"Authorization": f"Bearer {admin}"}
@@ -205,17 +271,24 @@ async def measure(
         warm, measured = made[:300], made[300:]
         # warm up (connections, the pool, the first audits, the deliverer's client) until its alerts are delivered
         warmed = await submit_all(port, auth, warm, 8)
-        await _arrived(receiver, set(warmed.created_ns), sum(warmed.alerts.values()), timeout)
+        await _arrived(
+            receiver.got, set(warmed.created_ns), sum(warmed.alerts.values()), timeout, _webhook_round
+        )
         started = time.perf_counter_ns()
         out = await submit_all(port, auth, measured, concurrency, rate)
         finished = time.perf_counter_ns()
         expected = sum(out.alerts.values())
-        await _arrived(receiver, set(out.created_ns), expected, timeout)
+        await _arrived(receiver.got, set(out.created_ns), expected, timeout, _webhook_round)
+        await _arrived(stream.got, set(out.created_ns), expected, timeout, _event_round)
         webhook_ms = []
         last = finished
-        for arrived, rid in _received(receiver, set(out.created_ns)):
+        for arrived, rid in _received(receiver.got, set(out.created_ns), _webhook_round):
             webhook_ms.append((arrived - out.created_ns[rid]) / 1e6)
             last = max(last, arrived)
+        stream_ms = [
+            (arrived - out.created_ns[rid]) / 1e6
+            for arrived, rid in _received(stream.got, set(out.created_ns), _event_round)
+        ]
         submit_ms = [(out.created_ns[r] - out.sent_ns[r]) / 1e6 for r in out.created_ns]
         return Figures(
             len(out.created_ns),
@@ -228,8 +301,12 @@ async def measure(
             (last - finished) / 1e9,
             out.failed,
             rate,
+            stream_ms,
         )
     finally:
+        following.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await following
         await receiver.close()
 
 
@@ -285,14 +362,18 @@ def main(argv: list[str] | None = None) -> int:
                 "rounds_per_second": round(figures.rounds / figures.seconds, 1),
                 **{
                     f"{what}_{q}_ms": round(pct(xs, p), 3)
-                    for what, xs in (("submit", figures.submit_ms), ("webhook", figures.webhook_ms))
+                    for what, xs in (
+                        ("submit", figures.submit_ms),
+                        ("webhook", figures.webhook_ms),
+                        ("stream", figures.stream_ms),
+                    )
                     for q, p in (("p50", 0.5), ("p99", 0.99))
                 },
                 "alerts_expected": figures.alerts_expected,
                 "alerts_received": figures.alerts_received,
             }
             args.json.write_text(json.dumps(doc, indent=2) + "\n")
-        if figures.failed or figures.alerts_received < figures.alerts_expected:
+        if figures.failed or min(figures.alerts_received, len(figures.stream_ms)) < figures.alerts_expected:
             print("INCOMPLETE: a submit failed or an alert did not arrive", file=sys.stderr)
             return 1
     finally:
