@@ -55,6 +55,10 @@ ENTRIES_A_READ = 500
 """How many chain entries one read of the feed covers."""
 WHOLE_ENTRY = 1 << 30
 """A cursor's index past every finding of its entry."""
+CURSOR_STRIDE = 200
+"""A look that finds no alert for a subscription moves its cursor only once this many entries were read past it."""
+RECORD_EVERY, RECORD_SECONDS = 50, 0.1
+"""Deliveries are recorded (their rows, the cursor) once per this many alerts or seconds, whichever comes first."""
 
 
 # --- alerts ----------------------------------------------------------------------------------------------------
@@ -585,18 +589,34 @@ class Deliverer:
             return list(repo.due(session, _now(), WHOLE_ENTRY)), repo.any_live(session)
 
     def _take(self, sub_id: str) -> tuple[Any, list[Alert], int] | None:
+        """The subscription, leased, with its matching alerts and the last entry read; None when there is nothing to
+        send (or another deliverer holds it). A look that finds nothing writes nothing: the cursor moves past
+        entries without alerts for it only every :data:`CURSOR_STRIDE` entries (re-reading fewer costs less than a
+        write each poll)."""
         with self.db.session() as session:
+            row = repo.subscription(session, sub_id)
+            if row is None or row.paused_at is not None:
+                return None
+            filters = Filters.from_json(orjson.loads(row.filters))
+            alerts, reached = read(session, row.source, (int(row.cursor_seq), int(row.cursor_index)))
+            if not any(filters.matches(a) for a in alerts):
+                if reached - int(row.cursor_seq) >= CURSOR_STRIDE:
+                    repo.update_subscription(
+                        session, sub_id, {"cursor_seq": reached, "cursor_index": WHOLE_ENTRY}
+                    )
+                return None
             now = _now()
             row = repo.lease(session, sub_id, now, now + self.lease)
             if row is None:
                 return None
-            filters = Filters.from_json(orjson.loads(row.filters))
             alerts, reached = read(session, row.source, (int(row.cursor_seq), int(row.cursor_index)))
             return row, [a for a in alerts if filters.matches(a)], reached
 
-    def _record(self, sub_id: str, values: Mapping[str, Any], delivery: Mapping[str, Any] | None) -> None:
+    def _record(
+        self, sub_id: str, values: Mapping[str, Any], deliveries: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         with self.db.session() as session:
-            if delivery is not None:
+            for delivery in deliveries:
                 repo.add_delivery(session, {"subscription_id": sub_id, **delivery})
             repo.update_subscription(session, sub_id, values)
 
@@ -610,6 +630,30 @@ class Deliverer:
         row, alerts, reached = taken
         failures, delivered = int(row.failures), 0
         failing_since = row.first_failure_at if failures else None
+        done: list[dict[str, Any]] = []  # delivered, not recorded yet
+        recorded_at = time.monotonic()
+
+        async def record_done() -> None:
+            """Record the deliveries made since the last record, and move the cursor past the last of them: once
+            per :data:`RECORD_EVERY` alerts or :data:`RECORD_SECONDS` (a deliverer killed before it records sends
+            those again: at least once)."""
+            nonlocal done, recorded_at
+            if done:
+                last = parse_alert_id(done[-1]["event_id"])
+                values = {
+                    "cursor_seq": last[1],
+                    "cursor_index": last[2],
+                    "lease_until": _now() + self.lease,  # held while it delivers
+                    "delivered": int(row.delivered) + delivered,
+                    "failures": 0,
+                    "first_failure_at": None,
+                    "next_attempt_at": None,
+                    "last_error": None,
+                }
+                await anyio.to_thread.run_sync(self._record, sub_id, values, done)
+                done = []
+            recorded_at = time.monotonic()
+
         try:
             for a in alerts:
                 outcome, status, error, seconds = await self._post(row, a)
@@ -627,23 +671,12 @@ class Deliverer:
                 _count(outcome, latency if outcome == "delivered" else None)
                 if outcome == "delivered":
                     delivered += 1
-                    await anyio.to_thread.run_sync(
-                        self._record,
-                        sub_id,
-                        {
-                            "cursor_seq": a.seq,
-                            "cursor_index": a.index,
-                            "lease_until": _now() + self.lease,  # held while it delivers
-                            "delivered": int(row.delivered) + delivered,
-                            "failures": 0,
-                            "first_failure_at": None,
-                            "next_attempt_at": None,
-                            "last_error": None,
-                        },
-                        delivery,
-                    )
+                    done.append(delivery)
                     failures, failing_since = 0, None
+                    if len(done) >= RECORD_EVERY or time.monotonic() - recorded_at >= RECORD_SECONDS:
+                        await record_done()
                     continue
+                await record_done()
                 failures += 1
                 first = failing_since or now
                 values: dict[str, Any] = {
@@ -661,14 +694,15 @@ class Deliverer:
                         "delivery goes on from that alert."
                     )
                     log.warning("webhook subscription %s paused: %s", sub_id, values["paused_reason"])
-                await anyio.to_thread.run_sync(self._record, sub_id, values, delivery)
+                await anyio.to_thread.run_sync(self._record, sub_id, values, [delivery])
                 return
+            await record_done()
             # Every alert of the entries read was delivered or did not match: the cursor passes them all.
             await anyio.to_thread.run_sync(
-                self._record, sub_id, {"cursor_seq": reached, "cursor_index": WHOLE_ENTRY}, None
+                self._record, sub_id, {"cursor_seq": reached, "cursor_index": WHOLE_ENTRY}
             )
         finally:
-            await anyio.to_thread.run_sync(self._record, sub_id, {"lease_until": None}, None)
+            await anyio.to_thread.run_sync(self._record, sub_id, {"lease_until": None})
 
     async def _post(self, row: Any, a: Alert) -> tuple[str, int | None, str | None, float]:
         """Send one alert: (outcome, HTTP status, error in words, seconds)."""

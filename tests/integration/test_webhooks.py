@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app.config import Settings
 from app.main import create_app
@@ -193,13 +194,14 @@ def test_a_round_stored_while_a_webhook_is_in_flight_is_sent_next_without_waitin
 
 
 def test_a_deliverers_hold_on_a_subscription_lapses_one_timeout_after_its_last_delivery(
-    database_url: str, engine: Any, receiver: Receiver
+    database_url: str, engine: Any, receiver: Receiver, examples: dict[str, bytes]
 ) -> None:
     """A deliverer killed mid-pass (SIGKILL, or its database restarted under it) leaves its lease: another process,
     or itself, takes the subscription over once a POST's timeout (and a margin) has passed, not a minute later."""
     from app.store import alerts as repo
     from app.store.db import Database
     from app.usecases import alerts as alert_cases
+    from app.usecases import rounds as round_cases
     from app.usecases.keys import Principal
 
     settings = Settings(
@@ -210,6 +212,10 @@ def test_a_deliverers_hold_on_a_subscription_lapses_one_timeout_after_its_last_d
     with db.session() as session:
         new = alert_cases.NewSubscription(receiver.url, SECRET, None, None, None, None)
         sub = alert_cases.create_subscription(session, admin, None, new, allow_private=True)["id"]
+    with (
+        db.session() as session
+    ):  # an alert for it: a deliverer takes only a subscription with something to send
+        round_cases.submit_round(session, examples["nj-dealer-draws-on-hard-17"], "default")
     killed = alert_cases.Deliverer(db, settings)
     assert killed._take(sub) is not None  # taken, and never released
     with db.session() as session:
@@ -306,3 +312,37 @@ def test_a_read_passes_the_entries_committed_after_it_found_its_range(
         assert [a.round_id for a in alerts] == ["R-0", "R-1"]
         again, _, _ = alert_cases.next_alerts(session, "default", position, everything)
         assert [a.round_id for a in again] == []
+
+
+def test_a_look_with_nothing_to_send_writes_nothing(
+    database_url: str, engine: Any, receiver: Receiver, examples: dict[str, bytes]
+) -> None:
+    """The outbox's cost (issue 22): a subscription whose new entries hold no alert for it is not leased, and its
+    cursor moves only every CURSOR_STRIDE entries."""
+    from app.store.db import Database
+    from app.usecases import alerts as alert_cases
+    from app.usecases import rounds as round_cases
+    from app.usecases.keys import Principal
+
+    db = Database(engine)
+    admin = Principal("k1", "test", "default", frozenset({"admin"}))
+    with db.session() as session:
+        new = alert_cases.NewSubscription(receiver.url, SECRET, None, None, ["NO-SUCH-TABLE"], None)
+        sub = alert_cases.create_subscription(session, admin, None, new, allow_private=True)["id"]
+    with db.session() as session:
+        round_cases.submit_round(session, examples["nj-dealer-draws-on-hard-17"], "default")
+    settings = Settings(database_url=database_url, embedded_workers=0, webhooks_allow_private=True)
+    deliverer = alert_cases.Deliverer(db, settings)
+
+    def state() -> tuple[Any, ...]:
+        with engine.connect() as conn:
+            return tuple(
+                conn.execute(
+                    text("SELECT cursor_seq, cursor_index, lease_until FROM subscriptions WHERE id = :i"),
+                    {"i": sub},
+                ).one()
+            )
+
+    before = state()
+    assert deliverer._take(sub) is None and state() == before  # not leased, the cursor where it was
+    assert before[2] is None
