@@ -89,8 +89,9 @@ class Subscription(BaseModel):
     failures_in_a_row: int
     next_attempt_at: str | None
     last_error: str | None
-    position: dict[str, int] = Field(
-        description="The last chain entry (seq) and finding (index) delivered or passed."
+    position: dict[str, int | None] = Field(
+        description="How far delivery has got: the chain entry (seq) and its finding (index) delivered or passed last; "
+        "index null: every finding of that entry."
     )
 
 

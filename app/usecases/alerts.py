@@ -331,7 +331,10 @@ def subscription_info(row: Any) -> dict[str, Any]:
         if row.next_attempt_at is None or not row.failures
         else iso_utc(row.next_attempt_at),
         "last_error": row.last_error,
-        "position": {"seq": int(row.cursor_seq), "index": int(row.cursor_index)},
+        "position": {
+            "seq": int(row.cursor_seq),
+            "index": None if int(row.cursor_index) >= WHOLE_ENTRY else int(row.cursor_index),
+        },
     }
 
 
