@@ -17,6 +17,20 @@ from app.store.models import deliveries_table as D
 from app.store.models import rounds_table as R
 from app.store.models import subscriptions_table as S
 
+ALERT_COLUMNS = (
+    CE.c.seq,
+    R.c.id,
+    R.c.round_id,
+    R.c.jurisdiction,
+    R.c.table_id,
+    R.c.dealer_id,
+    R.c.shoe_id,
+    R.c.played_at,
+    R.c.received_at,
+    R.c.audit,
+)
+"""What an alert is made of: the round's chain entry, the round, its audit (app.usecases.alerts reads its findings)."""
+
 
 def head_seq(session: Session, source: str) -> int:
     """The last seq of ``source``'s chain (0 before its first entry)."""
@@ -33,18 +47,7 @@ def entries_with_findings(
         select(func.max(CE.c.seq)).where(CE.c.source == source, CE.c.seq >= first, CE.c.seq <= last)
     ).scalar_one_or_none()
     rows = session.execute(
-        select(
-            CE.c.seq,
-            R.c.id,
-            R.c.round_id,
-            R.c.jurisdiction,
-            R.c.table_id,
-            R.c.dealer_id,
-            R.c.shoe_id,
-            R.c.played_at,
-            R.c.received_at,
-            R.c.audit,
-        )
+        select(*ALERT_COLUMNS)
         .join(R, and_(R.c.id == CE.c.ref_id, R.c.finding_count > 0))
         .where(CE.c.source == source, CE.c.seq >= first, CE.c.seq <= last, CE.c.kind == "round")
         .order_by(CE.c.seq)
@@ -60,18 +63,7 @@ def entry_of_round(session: Session, round_pk: int) -> int | None:
 
 def round_at(session: Session, source: str, seq: int) -> Row[Any] | None:
     return session.execute(
-        select(
-            CE.c.seq,
-            R.c.id,
-            R.c.round_id,
-            R.c.jurisdiction,
-            R.c.table_id,
-            R.c.dealer_id,
-            R.c.shoe_id,
-            R.c.played_at,
-            R.c.received_at,
-            R.c.audit,
-        )
+        select(*ALERT_COLUMNS)
         .join(R, R.c.id == CE.c.ref_id)
         .where(CE.c.source == source, CE.c.seq == seq, CE.c.kind == "round")
     ).one_or_none()
@@ -214,20 +206,9 @@ def latest_with_findings(
     session: Session, source: str, tables: Sequence[str] | None, limit: int, upto: int
 ) -> Sequence[Row[Any]]:
     """The last ``limit`` rounds with findings of ``source``'s chain up to entry ``upto`` (of ``tables`` only, when
-    given), newest first, in the columns of :func:`entries_with_findings`."""
+    given), newest first, in :data:`ALERT_COLUMNS`."""
     stmt = (
-        select(
-            CE.c.seq,
-            R.c.id,
-            R.c.round_id,
-            R.c.jurisdiction,
-            R.c.table_id,
-            R.c.dealer_id,
-            R.c.shoe_id,
-            R.c.played_at,
-            R.c.received_at,
-            R.c.audit,
-        )
+        select(*ALERT_COLUMNS)
         .join(R, and_(R.c.id == CE.c.ref_id, R.c.finding_count > 0))
         .where(CE.c.source == source, CE.c.kind == "round", CE.c.seq <= upto)
         .order_by(CE.c.seq.desc())

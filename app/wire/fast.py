@@ -307,7 +307,6 @@ _OPTIONAL = {cls: tuple(f.name for f in msgspec.structs.fields(cls) if not f.req
 """The optional members of each type of event (each present in the text when not UNSET)."""
 
 
-_CACHE_LIMIT = 1 << 16
 _KNOWN: dict[Struct, tuple[Any, int]] = {}
 """Each event (and seat) read before -> its domain value and the number of members its object holds. The decoded
 structs are frozen values, hashed and compared in C: most of a round's events were seen in an earlier round, and
@@ -333,11 +332,7 @@ def _new_seat(s: Seat) -> tuple[SeatWager, int]:
 
 
 def _known(value: Struct, new: Callable[[Any], tuple[Any, int]]) -> tuple[Any, int]:
-    found = new(value)
-    if len(_KNOWN) >= _CACHE_LIMIT:
-        _KNOWN.clear()
-    _KNOWN[value] = found
-    return found
+    return forms.keep(_KNOWN, value, new(value))
 
 
 def _event(e: AnyEvent) -> tuple[Event, int]:

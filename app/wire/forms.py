@@ -11,6 +11,7 @@ reaches :data:`_CACHE_LIMIT` entries. A converter given a card or hand that is n
 from __future__ import annotations
 
 import re
+from typing import Any, TypeVar
 
 from app.domain.model import (
     AdditionalWager,
@@ -162,95 +163,67 @@ _HAND_WAGER_CLASS: dict[str, type[Double | Split]] = {"double": Double, "split":
 _SEAT_WAGER_CLASS: dict[str, type[Insurance | EvenMoney]] = {"insurance": Insurance, "even_money": EvenMoney}
 
 
+T = TypeVar("T")
+
+
+def keep(cache: dict[Any, T], key: Any, value: T) -> T:
+    """``value`` kept in ``cache`` under ``key`` (the cache emptied first when full); ``value``. The caches of values
+    read (here, and :mod:`app.wire.fast`'s) are bounded so."""
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def deal(to: str, card: str, face: str) -> Event:
     key = (to, card, face)
-    event = _DEALS.get(key)
-    if event is None:
-        event = Deal(TARGET[to], CARD[card], face)  # type: ignore[arg-type]
-        if len(_DEALS) >= _CACHE_LIMIT:
-            _DEALS.clear()
-        _DEALS[key] = event
-    return event
+    return _DEALS.get(key) or keep(_DEALS, key, Deal(TARGET[to], CARD[card], face))  # type: ignore[arg-type]
 
 
 def reveal(to: str, card: str) -> Event:
     key = (to, card)
-    event = _REVEALS.get(key)
-    if event is None:
-        event = Reveal(TARGET[to], CARD[card])
-        if len(_REVEALS) >= _CACHE_LIMIT:
-            _REVEALS.clear()
-        _REVEALS[key] = event
-    return event
+    return _REVEALS.get(key) or keep(_REVEALS, key, Reveal(TARGET[to], CARD[card]))
 
 
 def by_hand(kind: str, hand: str) -> Event:
     """A surrender, hit or stand (``kind``) of ``hand``."""
     key = (kind, hand)
-    event = _BY_HAND.get(key)
-    if event is None:
-        event = _BY_HAND_CLASS[kind](HAND[hand])
-        if len(_BY_HAND) >= _CACHE_LIMIT:
-            _BY_HAND.clear()
-        _BY_HAND[key] = event
-    return event
+    return _BY_HAND.get(key) or keep(_BY_HAND, key, _BY_HAND_CLASS[kind](HAND[hand]))
 
 
 def hand_wager(kind: str, hand: str, amount: int) -> Event:
     """A double or split (``kind``) of ``hand``."""
     key = (kind, hand, amount)
-    event = _WAGERS.get(key)
-    if event is None:
-        event = _HAND_WAGER_CLASS[kind](HAND[hand], amount)
-        if len(_WAGERS) >= _CACHE_LIMIT:
-            _WAGERS.clear()
-        _WAGERS[key] = event
-    return event
+    return _WAGERS.get(key) or keep(_WAGERS, key, _HAND_WAGER_CLASS[kind](HAND[hand], amount))
 
 
 def seat_wager(kind: str, seat: int, amount: int) -> Event:
     """An insurance or even money (``kind``) of ``seat``."""
     key = (kind, seat, amount)
-    event = _WAGERS.get(key)
-    if event is None:
-        event = _SEAT_WAGER_CLASS[kind](seat, amount)
-        if len(_WAGERS) >= _CACHE_LIMIT:
-            _WAGERS.clear()
-        _WAGERS[key] = event
-    return event
+    return _WAGERS.get(key) or keep(_WAGERS, key, _SEAT_WAGER_CLASS[kind](seat, amount))
 
 
 def settle(
     bet: str, hand: str | None, seat: int | None, result: str, amount: int, corrects: int | None
 ) -> Event:
     key = (bet, hand, seat, result, amount, corrects)
-    event = _SETTLES.get(key)
-    if event is None:
-        event = Settle(bet, result, amount, None if hand is None else HAND[hand], seat, corrects)  # type: ignore[arg-type]
-        if len(_SETTLES) >= _CACHE_LIMIT:
-            _SETTLES.clear()
-        _SETTLES[key] = event
-    return event
+    return _SETTLES.get(key) or keep(
+        _SETTLES,
+        key,
+        Settle(bet, result, amount, None if hand is None else HAND[hand], seat, corrects),  # type: ignore[arg-type]
+    )
 
 
 def burn(card: str, face: str) -> Event:
     key = (card, face)
-    event = _BURNS.get(key)
-    if event is None:
-        event = Burn(CARD[card], face)  # type: ignore[arg-type]
-        if len(_BURNS) >= _CACHE_LIMIT:
-            _BURNS.clear()
-        _BURNS[key] = event
-    return event
+    return _BURNS.get(key) or keep(_BURNS, key, Burn(CARD[card], face))  # type: ignore[arg-type]
 
 
 def seat_of(seat: int, wager: int, kind: str | None, amount: int) -> SeatWager:
     """A seat's wagers (``kind`` None: no additional wager)."""
     key = (seat, wager, kind, amount)
-    found = _SEATS.get(key)
-    if found is None:
-        found = SeatWager(seat, wager, None if kind is None else AdditionalWager(kind, amount))  # type: ignore[arg-type]
-        if len(_SEATS) >= _CACHE_LIMIT:
-            _SEATS.clear()
-        _SEATS[key] = found
-    return found
+    return _SEATS.get(key) or keep(
+        _SEATS,
+        key,
+        SeatWager(seat, wager, None if kind is None else AdditionalWager(kind, amount)),  # type: ignore[arg-type]
+    )
