@@ -273,7 +273,11 @@ def signature(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
 
 def refused_address(url: str, allow_private: bool) -> str | None:
     """Why a request to ``url`` must not be made (in words), or None. Resolves its host now."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:  # a bracketed host that is no IPv6 address, a port that is no port
+        return f"not a URL: {exc}"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "only http:// and https:// URLs with a host are delivered to"
     if parts.username or parts.password:
@@ -281,7 +285,7 @@ def refused_address(url: str, allow_private: bool) -> str | None:
     if allow_private:
         return None
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+        infos = socket.getaddrinfo(parts.hostname, port)
     except (socket.gaierror, UnicodeError) as exc:
         return f"the host {parts.hostname!r} does not resolve ({exc})"
     for info in infos:

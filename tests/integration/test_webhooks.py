@@ -240,6 +240,9 @@ def refused(client: TestClient) -> None:
         {"url": "http://example.com/", "secret": "nope"},
         {"url": "http://example.com/", "min_amount": 0},
         {"url": "http://example.com", "extra": 1},
+        {"url": "http://[::1/hook"},  # not a URL: each is a 422 naming /url, not a 500
+        {"url": "http://example.com:99999/hook"},
+        {"url": "http://example.com:port/hook"},
     ):
         assert client.post("/v1/subscriptions", json=bad).status_code == 422, bad
 
@@ -346,3 +349,12 @@ def test_a_look_with_nothing_to_send_writes_nothing(
     before = state()
     assert deliverer._take(sub) is None and state() == before  # not leased, the cursor where it was
     assert before[2] is None
+
+
+def test_a_url_that_is_no_url_is_refused_naming_it_even_where_private_addresses_are_allowed(
+    hooked: TestClient,
+) -> None:
+    for url in ("http://[::1/hook", "http://127.0.0.1:99999/hook", "http://127.0.0.1:port/hook"):
+        r = hooked.post("/v1/subscriptions", json={"url": url})
+        assert r.status_code == 422, (url, r.text)
+        assert r.json()["errors"][0]["pointer"] == "/url" and "not a URL" in r.json()["detail"], r.json()
