@@ -217,7 +217,9 @@ async def list_deliveries(
     who: Admin,
     sub_id: SUBSCRIPTION_ID,
     uow: UnitOfWorkDep,
-    before: Annotated[int | None, Query(ge=1, description="Deliveries older than this id.")] = None,
+    before: Annotated[
+        int | None, Query(ge=1, le=2**63 - 1, description="Deliveries older than this id.")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> Response:
     """A webhook's delivery attempts, newest first: each alert sent, the receiver's answer, how long it took."""

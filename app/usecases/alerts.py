@@ -180,7 +180,7 @@ def parse_alert_id(alert_id: str) -> tuple[str, int, int]:
         n, i = int(seq), int(rest)
     except ValueError:
         raise AlertNotFound(f"No alert {alert_id!r}: an alert's id is <source>:<seq>:<index>.") from None
-    if not source or n < 1 or i < 0:
+    if not source or not 1 <= n < 2**63 or i < 0:  # (seq is a bigint)
         raise AlertNotFound(f"No alert {alert_id!r}: an alert's id is <source>:<seq>:<index>.")
     return source, n, i
 

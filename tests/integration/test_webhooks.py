@@ -358,3 +358,11 @@ def test_a_url_that_is_no_url_is_refused_naming_it_even_where_private_addresses_
         r = hooked.post("/v1/subscriptions", json={"url": url})
         assert r.status_code == 422, (url, r.text)
         assert r.json()["errors"][0]["pointer"] == "/url" and "not a URL" in r.json()["detail"], r.json()
+
+
+def test_ids_past_the_database_integers_are_answered_not_crashed(hooked: TestClient) -> None:
+    assert hooked.get("/v1/alerts/default:9999999999999999999:0").status_code == 404
+    assert hooked.post("/v1/alerts/default:9999999999999999999:0/acknowledgement", json={}).status_code == 404
+    sub = subscribe(hooked, "http://127.0.0.1:9/hook")
+    r = hooked.get(f"/v1/subscriptions/{sub['id']}/deliveries?before={2**64}")
+    assert r.status_code == 422 and "before" in r.text
