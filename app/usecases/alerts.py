@@ -817,7 +817,7 @@ def stream_start(
     """Where a stream of ``source`` starts: after the alert ``last_event_id`` (an alert id of this source), else after
     the chain entry ``head``, else at the source's head now (only findings stored from now on)."""
     if last_event_id is None:
-        return (repo.head_seq(session, source) if head is None else head), 1 << 30
+        return (repo.head_seq(session, source) if head is None else head), WHOLE_ENTRY
     try:
         of, seq, index = parse_alert_id(last_event_id)
     except AlertNotFound as exc:
@@ -848,7 +848,7 @@ def next_alerts(
     entries may follow at once (the read covered as many as one read covers)."""
     alerts, reached = read(session, source, after)
     matching = [a for a in alerts if filters.matches(a)]
-    position = after if reached <= after[0] else (reached, 1 << 30)
+    position = after if reached <= after[0] else (reached, WHOLE_ENTRY)
     return matching, position, reached - max(after[0], 1) + 1 >= ENTRIES_A_READ
 
 
