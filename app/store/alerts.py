@@ -191,10 +191,6 @@ def acknowledgement(session: Session, source: str, seq: int, index: int) -> Row[
     ).one_or_none()
 
 
-def acknowledgements_of(session: Session, round_pk: int) -> Sequence[Row[Any]]:
-    return session.execute(select(ACK).where(ACK.c.round_pk == round_pk).order_by(ACK.c.finding_index)).all()
-
-
 def acknowledged_in(session: Session, source: str, first: int, last: int) -> dict[tuple[int, int], Row[Any]]:
     rows = session.execute(
         select(ACK).where(ACK.c.source == source, ACK.c.seq >= first, ACK.c.seq <= last)

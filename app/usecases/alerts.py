@@ -502,10 +502,6 @@ def alert_answer(session: Session, principal: Principal, alert_id: str, public_u
     return {**a.body(public_url), "acknowledgement": None if ack is None else acknowledgement_info(ack)}
 
 
-def acknowledgements_of_round(session: Session, round_pk: int) -> list[dict[str, Any]]:
-    return [acknowledgement_info(r) for r in repo.acknowledgements_of(session, round_pk)]
-
-
 # --- delivery --------------------------------------------------------------------------------------------------
 
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 600.0
