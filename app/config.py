@@ -218,6 +218,12 @@ class Settings(BaseSettings):
         description="How often the service signs and publishes a head of each source whose log grew; also at the "
         "end of every batch.",
     )
+    rollup_interval_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="How often the service and each worker add the rounds and re-audits stored since to the reports' "
+        "rollups (reports are exact meanwhile: they add what is not rolled yet).",
+    )
     public_url: str = Field(
         default="http://127.0.0.1:8000",
         description="The service's address as people reach it: the links in webhooks and streams to a round's page.",

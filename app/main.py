@@ -33,6 +33,7 @@ from app.store.pg import PgRounds
 from app.usecases import alerts as alert_cases
 from app.usecases import transparency
 from app.usecases.auditing import ENGINE_VERSION as VERSION
+from app.usecases.rollups import keep_rolling
 
 DESCRIPTION = """\
 Audits recorded blackjack rounds against New Jersey and New Zealand rules, and keeps every round and its audit.
@@ -87,10 +88,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if publisher is None
             else asyncio.create_task(_publish_every(publisher, db, settings, stopping))
         )
+        rolling = asyncio.create_task(keep_rolling(db, settings.rollup_interval_seconds, stopping))
         try:
             yield
         finally:
             stopping.set()
+            await _stopped(rolling, settings.db_timeout_seconds)
             if (
                 publishing is not None
             ):  # after its current publication (a thread in the database is never cut)

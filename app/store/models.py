@@ -9,12 +9,14 @@ denormalised with the round's jurisdiction, table and time so that auditors can 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, cast
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
+    Date,
     DateTime,
     Dialect,
     Float,
@@ -532,6 +534,48 @@ class AcknowledgementRow(Base):
     __table_args__ = (UniqueConstraint("source", "seq", "finding_index"), Index(None, "round_pk"))
 
 
+ROLLUP_DIMENSIONS = ("all", "table", "dealer", "shoe", "rule")
+
+
+class ReportRollupRow(Base):
+    """A UTC day's report figures of a source and jurisdiction: its total (``dim`` 'all', ``key`` '') or one group's
+    (a table, dealer, shoe or rule), added up from the rounds and re-audits the source's chain recorded up to its
+    cursor (``rollup_cursors``). ``null_key``: the group of rounds without a dealer (or shoe), whose ``key`` is ''.
+    Derived data, kept by the rollers (app.store.rollups): rebuilt from the chain if lost."""
+
+    __tablename__ = "report_rollups"
+
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    source: Mapped[str] = mapped_column(String(128), primary_key=True)
+    jurisdiction: Mapped[str] = mapped_column(String(16), primary_key=True)
+    dim: Mapped[str] = mapped_column(String(8), primary_key=True)
+    null_key: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    rounds: Mapped[int] = mapped_column(BigInteger)
+    rounds_with_findings: Mapped[int] = mapped_column(BigInteger)
+    findings: Mapped[int] = mapped_column(BigInteger)
+    owed_to_players: Mapped[int] = mapped_column(BigInteger)
+    owed_by_players: Mapped[int] = mapped_column(BigInteger)
+    voided_rounds: Mapped[int] = mapped_column(BigInteger)
+    corrected_findings: Mapped[int] = mapped_column(BigInteger)
+    corrected_still_owed: Mapped[int] = mapped_column(BigInteger)
+    alerts: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        CheckConstraint(f"dim IN ({_in(ROLLUP_DIMENSIONS)})", name="dim"),
+        Index(None, "dim", "day"),
+    )
+
+
+class RollupCursorRow(Base):
+    """How far a source's chain is added up in ``report_rollups``: every entry at or before ``seq``."""
+
+    __tablename__ = "rollup_cursors"
+
+    source: Mapped[str] = mapped_column(String(128), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
@@ -550,6 +594,8 @@ reaudit_chunks_table = cast(Table, ReauditChunkRow.__table__)
 subscriptions_table = cast(Table, SubscriptionRow.__table__)
 deliveries_table = cast(Table, DeliveryRow.__table__)
 acknowledgements_table = cast(Table, AcknowledgementRow.__table__)
+report_rollups_table = cast(Table, ReportRollupRow.__table__)
+rollup_cursors_table = cast(Table, RollupCursorRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -585,6 +631,8 @@ __all__: list[Any] = [
     "subscriptions_table",
     "deliveries_table",
     "acknowledgements_table",
+    "report_rollups_table",
+    "rollup_cursors_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

@@ -1,11 +1,13 @@
-"""Reports over the stored rounds and findings, aggregated in the database (one statement each, on PostgreSQL and
-SQLite alike): nothing here loads rounds or findings into Python."""
+"""Reports over the stored rounds and findings, on PostgreSQL and SQLite alike: the whole UTC days of a report's range
+added up from the rollups (:mod:`app.store.rollups`) and the entries not yet rolled, the part-days at its ends from
+the raw rows (:func:`raw_summary`, one statement that aggregates in the database), all in one snapshot
+(:func:`snapshot`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Row, String, Table, and_, case, func, literal_column, select, union_all
@@ -14,6 +16,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
+from app.store import rollups
 from app.store.models import acknowledgements_table as ACK
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
@@ -96,7 +99,7 @@ def _keys(group_by: GroupBy) -> tuple[ColumnElement[Any] | None, ColumnElement[A
     }[group_by]
 
 
-def summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
+def raw_summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
     """The rows a summary is added up from, in no particular order, each with ``total`` (0: of the group ``key``;
     1: of the whole report) and the figures of :data:`FIGURES`: the rounds (and the voided ones) counted from
     ``rounds`` (the other figures 0), the rest from ``findings`` (which carries its round's source, jurisdiction,
@@ -172,15 +175,106 @@ FIGURES = (
 """What :func:`summary`'s rows count, in their order."""
 
 
-def alert_waits(session: Session, q: Summary) -> tuple[int, list[tuple[datetime, datetime]]]:
-    """The alerts of ``q``'s rounds (the findings of each round's first audit: what the pit was alerted to, whatever
-    a re-audit found later) and, for each acknowledged one, (its round's received_at, acknowledged_at)."""
-    alerts = session.execute(
-        select(func.count()).select_from(F).where(_where(F, q), F.c.audit_no == 1)
-    ).scalar_one()
-    acknowledged = session.execute(
+def raw_alerts(session: Session, q: Summary) -> int:
+    """The alerts of ``q``'s rounds from the raw rows: the findings of each round's first audit (what the pit was
+    alerted to, whatever a re-audit found later)."""
+    return int(
+        session.execute(
+            select(func.count()).select_from(F).where(_where(F, q), F.c.audit_no == 1)
+        ).scalar_one()
+    )
+
+
+def acknowledged(session: Session, q: Summary) -> list[tuple[datetime, datetime]]:
+    """For each acknowledged alert of ``q``'s rounds: (its round's received_at, acknowledged_at)."""
+    rows = session.execute(
         select(R.c.received_at, ACK.c.acknowledged_at)
         .select_from(ACK.join(R, R.c.id == ACK.c.round_pk))
         .where(_where(R, q))
     ).all()
-    return int(alerts), [(r.received_at, r.acknowledged_at) for r in acknowledged]
+    return [(r.received_at, r.acknowledged_at) for r in rows]
+
+
+def snapshot(session: Session) -> None:
+    """Make the rest of ``session``'s reads one snapshot (call it first): a report adds up rollups, the entries past
+    their cursors and raw rows, which a roller's commit between two of its statements would count twice or not at
+    all. PostgreSQL: a REPEATABLE READ transaction; SQLite: a transaction (its reads see one snapshot)."""
+    level = "REPEATABLE READ" if session.get_bind().dialect.name == "postgresql" else "SERIALIZABLE"
+    session.connection(execution_options={"isolation_level": level})
+
+
+@dataclass(slots=True)
+class Summed:
+    """A summary's parts, to be added up: ``rows`` (total, key, the :data:`FIGURES`), and the alerts counted."""
+
+    rows: list[tuple[bool, Any, list[int]]] = field(default_factory=list)
+    alerts: int = 0
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time(), UTC)
+
+
+def whole_days(q: Summary) -> tuple[rollups.Days | None, list[tuple[datetime | None, datetime | None]]]:
+    """``q``'s range as the whole UTC days in it (None: not one) and the part-days at its ends, [from, to) each.
+
+    >>> t = lambda *a: datetime(*a, tzinfo=UTC)
+    >>> days, ends = whole_days(Summary("day", t(2026, 1, 1, 12), t(2026, 2, 1)))
+    >>> days.first, days.end, ends
+    (datetime.date(2026, 1, 2), datetime.date(2026, 2, 1), [(datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.timezone.utc), datetime.datetime(2026, 1, 2, 0, 0, tzinfo=datetime.timezone.utc))])
+    >>> whole_days(Summary("day", t(2026, 1, 1, 12), t(2026, 1, 2, 6)))[0] is None
+    True
+    """
+    start, stop = q.played_from, q.played_to
+    first: date | None = None
+    ends: list[tuple[datetime | None, datetime | None]] = []
+    if start is not None:
+        first = start.astimezone(UTC).date()
+        if _day_start(first) != start:
+            if first == date.max:
+                return None, []
+            first += timedelta(days=1)
+            ends.append((start, _day_start(first)))
+    end: date | None = None
+    if stop is not None:
+        end = stop.astimezone(UTC).date()
+        if _day_start(end) != stop:
+            ends.append((_day_start(end), stop))
+    if first is not None and end is not None and first >= end:
+        return None, []
+    return rollups.Days(first, end, q.source, q.jurisdiction), ends
+
+
+def summary(session: Session, q: Summary, *, raw: bool = False) -> Summed:
+    """The parts a summary is added up from, in no particular order (:func:`raw_summary` says what each figure
+    counts): the rollups of the whole days of ``q``'s range, what the chain entries not yet rolled add to them, and
+    the raw rows of the part-days at its ends; all of it raw when the range holds no whole day or the entries not
+    yet rolled are too many (:data:`app.store.rollups.TAIL_LIMIT`); ``raw``: all of it raw (the definition, which
+    the tests hold the rollups to). Call :func:`snapshot` first."""
+    days, ends = (None, []) if raw else whole_days(q)
+    added = None if days is None else rollups.tail(session, days)
+    if days is None or added is None:
+        ends = [(q.played_from, q.played_to)]
+    out = Summed()
+    for start, stop in ends:
+        part = Summary(q.group_by, start, stop, q.source, q.jurisdiction)
+        for row in raw_summary(session, part):
+            out.rows.append((bool(int(row.total)), row.key, [int(row._mapping[c]) for c in FIGURES]))
+        out.alerts += raw_alerts(session, part)
+    if days is None or added is None:
+        return out
+    n = len(FIGURES)
+    for dim in ("total", q.group_by):
+        for key, figures in rollups.stored(session, days, dim):
+            out.rows.append((dim == "total", key, figures[:n]))
+            if dim == "total":
+                out.alerts += figures[n]
+    for (day, _, _, dim, key), figures in added.items():
+        if dim == "all":
+            out.rows.append((True, None, figures[:n]))
+            out.alerts += figures[n]
+            if q.group_by == "day":
+                out.rows.append((False, day.isoformat(), figures[:n]))
+        elif dim == q.group_by:
+            out.rows.append((False, key, figures[:n]))
+    return out

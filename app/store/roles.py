@@ -20,9 +20,12 @@ WORK_TABLES = (
     "reaudit_chunks",
     "ended_sessions",
     "subscriptions",
+    "report_rollups",
+    "rollup_cursors",
 )
 """Tables the service updates and deletes from (uploads in progress, chunks done — of batches and re-audits —, the
-heads moved by appends, webhook subscriptions and their cursors)."""
+heads moved by appends, webhook subscriptions and their cursors, the reports' rollups: figures derived from the
+chain, rebuilt from it if lost)."""
 UPDATED_COLUMNS = {"api_keys": ("revoked_at",)}
 """Tables the service updates but never deletes from, and the only columns it updates (a key's revocation: never its
 scopes, source or secret)."""

@@ -40,6 +40,7 @@ from app.config import Settings, sqlalchemy_url
 from app.store import migrate
 from app.store.db import Database, database_missing, explain_connect_error
 from app.usecases import batches, reaudits, transparency
+from app.usecases.rollups import keep_rolling
 
 log = logging.getLogger("bjaudit.batch_queue")
 
@@ -234,15 +235,21 @@ async def _run_once(
         )
         rescue = asyncio.create_task(_rescue(app, db, settings.batch_stalled_seconds), name="rescue")
         stopping = asyncio.create_task(stop.wait(), name="stop")
+        rolled = asyncio.Event()
+        rolling = asyncio.create_task(
+            keep_rolling(db, settings.rollup_interval_seconds, rolled), name="rollups"
+        )
         try:
             await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            rolled.set()
             rescue.cancel()
             stopping.cancel()
             if not worker.done():
                 worker.cancel()  # procrastinate stops taking jobs and finishes the running ones
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
+            await rolling  # its pass in progress finishes
         if stop.is_set():
             return "stop requested"
         exc = worker.exception()

@@ -59,14 +59,19 @@ def with_rates(counts: dict[str, int], has_rounds: bool) -> dict[str, Any]:
     }
 
 
-def summary(session: Session, q: Summary) -> Report:
-    """The summary report of ``q``: its groups and totals, added up by the database in one statement."""
+def summary(session: Session, q: Summary, *, raw: bool = False) -> Report:
+    """The summary report of ``q``: its groups and totals, added up from the rollups and the raw rows in one snapshot
+    (:func:`app.store.reports.summary`; ``raw``: from the raw rows only)."""
+    repo.snapshot(session)
+    summed = repo.summary(session, q, raw=raw)
     groups: dict[str | None, dict[str, int]] = {}
     totals = dict.fromkeys(FIGURES, 0)
-    for row in repo.summary(session, q):
-        into = totals if int(row.total) else groups.setdefault(row.key, dict.fromkeys(FIGURES, 0))
-        for c in FIGURES:
-            into[c] += int(row._mapping[c])  # PostgreSQL's sum() of bigint is numeric
+    for total, key, figures in summed.rows:
+        into = totals if total else groups.setdefault(key, dict.fromkeys(FIGURES, 0))
+        for c, v in zip(FIGURES, figures, strict=True):
+            into[c] += v
+    # A group whose re-audits took back all it had adds up to nothing in the rollups: it has no round or finding.
+    groups = {k: v for k, v in groups.items() if any(v.values())}
     by_rule = q.group_by == "rule"
     if by_rule:  # a rule's rounds are those of its findings
         for counts in groups.values():
@@ -76,7 +81,7 @@ def summary(session: Session, q: Summary) -> Report:
         q,
         [{"key": key, **with_rates(counts, not by_rule)} for key, counts in ordered],
         with_rates(totals, True),
-        alert_figures(*repo.alert_waits(session, q)),
+        alert_figures(summed.alerts, repo.acknowledged(session, q)),
     )
 
 

@@ -43,6 +43,8 @@ def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
             "chain_entries",
             "chain_heads",
             "merkle_nodes",
+            "report_rollups",
+            "rollup_cursors",
             "tree_heads",
         ):
             conn.execute(text(f"DELETE FROM {table}"))

@@ -107,6 +107,8 @@ def engine(database_url: str) -> Iterator[Engine]:
         conn.execute(text("DELETE FROM chain_heads"))
         conn.execute(text("DELETE FROM merkle_nodes"))  # nor a tree
         conn.execute(text("DELETE FROM tree_heads"))
+        conn.execute(text("DELETE FROM report_rollups"))  # nor figures added up from a chain
+        conn.execute(text("DELETE FROM rollup_cursors"))
     yield eng
     eng.dispose()
 
