@@ -118,6 +118,15 @@ class RoundRow(Base):
         Index(None, "table_id", "played_at"),
         Index(None, "dealer_id", "played_at"),
         Index(None, "shoe_id", "played_at"),
+        # The rare rounds, by the keyset order of searches (a search by verdict or void reads them alone).
+        *(
+            Index(name, "played_at", "id", postgresql_where=text(where), sqlite_where=text(where))
+            for name, where in (
+                ("ix_rounds_violations", "verdict = 'violations'"),
+                ("ix_rounds_unreplayable", "verdict = 'unreplayable'"),
+                ("ix_rounds_voided", "void_reason IS NOT NULL"),
+            )
+        ),
     )
 
 
