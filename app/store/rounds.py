@@ -287,15 +287,9 @@ def search_conditions(q: Search) -> list[Any]:
 
 
 _NEWEST = (R.c.played_at.desc(), R.c.id.desc())
-_OWN_COLUMNS = [
-    c if isinstance(c, Column) else R.c[c.name].label(c.name)
-    for c in SEARCH_COLUMNS  # type: ignore[attr-defined]
-]
+_OWN_COLUMNS = [c if isinstance(c, Column) else R.c[c.name].label(c.name) for c in SEARCH_COLUMNS]
 """The search's columns of a round never re-audited: its own."""
-_LATER_COLUMNS = [
-    c if isinstance(c, Column) else A.c[c.name].label(c.name)
-    for c in SEARCH_COLUMNS  # type: ignore[attr-defined]
-]
+_LATER_COLUMNS = [c if isinstance(c, Column) else A.c[c.name].label(c.name) for c in SEARCH_COLUMNS]
 """The search's columns of a round re-audited, joined with its latest re-audit: that audit's."""
 
 
