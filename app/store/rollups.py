@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, literal, select, text, tuple_
+from sqlalchemy import BigInteger, any_, bindparam, func, literal, select, text, tuple_
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from app.store.models import audits_table as A
@@ -164,6 +165,13 @@ def entries_after(session: Session, source: str, seq: int, limit: int) -> list[E
     return [Entry(source, int(r.seq), r.kind, int(r.ref_id)) for r in rows]
 
 
+def _among(session: Session, column: Any, ids: Sequence[int]) -> Any:
+    """``column IN ids``: on PostgreSQL one array parameter (``= ANY``), not a parameter per id."""
+    if session.get_bind().dialect.name == "postgresql":
+        return column == any_(bindparam(None, list(ids), type_=postgresql.ARRAY(BigInteger())))
+    return column.in_(ids)
+
+
 def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int]]:
     """What ``entries`` add to the rollups: each round's first audit; each re-audit ``n`` its figures less those of
     audit ``n - 1``. Rows the entries name that are gone (tampering, which ``bjaudit verify`` reports) add nothing."""
@@ -172,7 +180,9 @@ def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int
     audits: dict[int, Any] = {}
     if audit_ids:
         for row in session.execute(
-            select(A.c.id, A.c.round_pk, A.c.audit_no, A.c.void_reason).where(A.c.id.in_(audit_ids))
+            select(A.c.id, A.c.round_pk, A.c.audit_no, A.c.void_reason).where(
+                _among(session, A.c.id, audit_ids)
+            )
         ):
             audits[int(row.id)] = row
     wanted: set[tuple[int, int]] = {(pk, 1) for pk in round_ids}  # (round, audit_no) whose figures are needed
@@ -193,7 +203,7 @@ def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int
             R.c.dealer_id,
             R.c.shoe_id,
             R.c.void_reason,
-        ).where(R.c.id.in_(pks))
+        ).where(_among(session, R.c.id, pks))
     ):
         pk = int(row.id)
         at[pk] = Coordinates(
@@ -211,7 +221,7 @@ def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int
     found: dict[tuple[int, int], list[Finding]] = defaultdict(list)
     for row in session.execute(
         select(F.c.round_pk, F.c.audit_no, F.c.rule, F.c.amount_delta, F.c.corrected_by)
-        .where(F.c.round_pk.in_(pks))
+        .where(_among(session, F.c.round_pk, pks))
         .order_by(F.c.round_pk, F.c.audit_no, F.c.seq)
     ):
         key = (int(row.round_pk), int(row.audit_no))
@@ -247,7 +257,34 @@ _UPSERT = text(
 _START = text(f"INSERT INTO {RC.name} (source, seq) VALUES (:source, 0) ON CONFLICT (source) DO NOTHING")
 
 
+_PG_UPSERT = (
+    f"INSERT INTO {RU.name} (day, source, jurisdiction, dim, null_key, key, {', '.join(FIGURES)}) "
+    "SELECT * FROM unnest(%(day)b::date[], %(source)b::text[], %(jurisdiction)b::text[], %(dim)b::text[], "
+    f"%(null_key)b::boolean[], %(key)b::text[], {', '.join(f'%({f})b::bigint[]' for f in FIGURES)}) "
+    "ON CONFLICT (day, source, jurisdiction, dim, null_key, key) DO UPDATE SET "
+    + ", ".join(f"{f} = {RU.name}.{f} + excluded.{f}" for f in FIGURES)
+)
+"""PostgreSQL: every row of a pass in one statement (a column an array, sent in binary), where a row a statement cost
+≈ 50 µs each."""
+
+
 def _store(session: Session, rows: Mapping[GroupKey, Sequence[int]]) -> None:
+    if session.get_bind().dialect.name == "postgresql":
+        ordered = [(k, v) for k, v in sorted(rows.items(), key=lambda kv: _order(kv[0])) if any(v)]
+        if ordered:
+            keys = [k for k, _ in ordered]
+            columns: dict[str, list[Any]] = {
+                "day": [k[0] for k in keys],
+                "source": [k[1] for k in keys],
+                "jurisdiction": [k[2] for k in keys],
+                "dim": [k[3] for k in keys],
+                "null_key": [k[4] is None for k in keys],
+                "key": ["" if k[4] is None else k[4] for k in keys],
+            }
+            for i, f in enumerate(FIGURES):
+                columns[f] = [v[i] for _, v in ordered]
+            session.connection().exec_driver_sql(_PG_UPSERT, columns)
+        return
     params = [
         {
             "day": day,
