@@ -547,17 +547,20 @@ ROLLUP_DIMENSIONS = ("all", "table", "dealer", "shoe", "rule")
 
 
 class ReportRollupRow(Base):
-    """A UTC day's report figures of a source and jurisdiction: its total (``dim`` 'all', ``key`` '') or one group's
+    """A UTC day's (or month's) report figures of a source and jurisdiction: its total (``dim`` 'all', ``key`` '') or one group's
     (a table, dealer, shoe or rule), added up from the rounds and re-audits the source's chain recorded up to its
     cursor (``rollup_cursors``). ``null_key``: the group of rounds without a dealer (or shoe), whose ``key`` is ''.
     Derived data, kept by the rollers (app.store.rollups): rebuilt from the chain if lost."""
 
     __tablename__ = "report_rollups"
 
+    span: Mapped[str] = mapped_column(String(5), primary_key=True)
+    """``day``: the figures of the UTC day ``day``; ``month``: of the month that begins on ``day`` (all but the
+    shoes)."""
+    dim: Mapped[str] = mapped_column(String(8), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     source: Mapped[str] = mapped_column(String(128), primary_key=True)
     jurisdiction: Mapped[str] = mapped_column(String(16), primary_key=True)
-    dim: Mapped[str] = mapped_column(String(8), primary_key=True)
     null_key: Mapped[bool] = mapped_column(Boolean, primary_key=True)
     key: Mapped[str] = mapped_column(Text, primary_key=True)
     rounds: Mapped[int] = mapped_column(BigInteger)
@@ -572,7 +575,7 @@ class ReportRollupRow(Base):
 
     __table_args__ = (
         CheckConstraint(f"dim IN ({_in(ROLLUP_DIMENSIONS)})", name="dim"),
-        Index(None, "dim", "day"),
+        CheckConstraint("span IN ('day', 'month')", name="span"),
     )
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, any_, bindparam, func, literal, select, text, tuple_
+from sqlalchemy import BigInteger, and_, any_, bindparam, cast, func, literal, or_, select, text, tuple_
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
@@ -247,9 +247,9 @@ def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int
 # --- the roller -----------------------------------------------------------------------------------------------------
 
 _UPSERT = text(
-    f"INSERT INTO {RU.name} (day, source, jurisdiction, dim, null_key, key, {', '.join(FIGURES)}) "
-    f"VALUES (:day, :source, :jurisdiction, :dim, :null_key, :key, {', '.join(':' + f for f in FIGURES)}) "
-    "ON CONFLICT (day, source, jurisdiction, dim, null_key, key) DO UPDATE SET "
+    f"INSERT INTO {RU.name} (span, day, source, jurisdiction, dim, null_key, key, {', '.join(FIGURES)}) "
+    f"VALUES (:span, :day, :source, :jurisdiction, :dim, :null_key, :key, {', '.join(':' + f for f in FIGURES)}) "
+    "ON CONFLICT (span, dim, day, source, jurisdiction, null_key, key) DO UPDATE SET "
     + ", ".join(f"{f} = {RU.name}.{f} + excluded.{f}" for f in FIGURES)
 ).bindparams(bindparam("day", type_=RU.c.day.type))
 
@@ -258,22 +258,49 @@ _START = text(f"INSERT INTO {RC.name} (source, seq) VALUES (:source, 0) ON CONFL
 
 
 _PG_UPSERT = (
-    f"INSERT INTO {RU.name} (day, source, jurisdiction, dim, null_key, key, {', '.join(FIGURES)}) "
-    "SELECT * FROM unnest(%(day)b::date[], %(source)b::text[], %(jurisdiction)b::text[], %(dim)b::text[], "
+    f"INSERT INTO {RU.name} (span, day, source, jurisdiction, dim, null_key, key, {', '.join(FIGURES)}) "
+    "SELECT * FROM unnest(%(span)b::text[], %(day)b::date[], %(source)b::text[], %(jurisdiction)b::text[], %(dim)b::text[], "
     f"%(null_key)b::boolean[], %(key)b::text[], {', '.join(f'%({f})b::bigint[]' for f in FIGURES)}) "
-    "ON CONFLICT (day, source, jurisdiction, dim, null_key, key) DO UPDATE SET "
+    "ON CONFLICT (span, dim, day, source, jurisdiction, null_key, key) DO UPDATE SET "
     + ", ".join(f"{f} = {RU.name}.{f} + excluded.{f}" for f in FIGURES)
 )
 """PostgreSQL: every row of a pass in one statement (a column an array, sent in binary), where a row a statement cost
 ≈ 50 µs each."""
 
 
+MONTHLY = ("all", "table", "dealer", "rule")
+"""The dimensions also added up per month (a report over a year reads 12 rows a group, not 365); not the shoes,
+which a day holds whole."""
+
+
+def _with_months(rows: Mapping[GroupKey, Sequence[int]]) -> dict[tuple[str, GroupKey], list[int]]:
+    """``rows`` (a day each) and their sums per month (the month's first day), by span."""
+    out: dict[tuple[str, GroupKey], list[int]] = {}
+    for key, figures in rows.items():
+        if not any(figures):
+            continue
+        out[("day", key)] = list(figures)
+        if key[3] in MONTHLY:
+            month = ("month", (key[0].replace(day=1), *key[1:]))
+            have = out.get(month)
+            if have is None:
+                out[month] = list(figures)
+            else:
+                for i, v in enumerate(figures):
+                    have[i] += v
+    return out
+
+
 def _store(session: Session, rows: Mapping[GroupKey, Sequence[int]]) -> None:
+    spans = _with_months(rows)
     if session.get_bind().dialect.name == "postgresql":
-        ordered = [(k, v) for k, v in sorted(rows.items(), key=lambda kv: _order(kv[0])) if any(v)]
+        ordered = [
+            kv for kv in sorted(spans.items(), key=lambda kv: (kv[0][0], *_order(kv[0][1]))) if any(kv[1])
+        ]
         if ordered:
-            keys = [k for k, _ in ordered]
+            keys = [k for (_, k), _ in ordered]
             columns: dict[str, list[Any]] = {
+                "span": [span for (span, _), _ in ordered],
                 "day": [k[0] for k in keys],
                 "source": [k[1] for k in keys],
                 "jurisdiction": [k[2] for k in keys],
@@ -287,6 +314,7 @@ def _store(session: Session, rows: Mapping[GroupKey, Sequence[int]]) -> None:
         return
     params = [
         {
+            "span": span,
             "day": day,
             "source": source,
             "jurisdiction": jur,
@@ -295,7 +323,9 @@ def _store(session: Session, rows: Mapping[GroupKey, Sequence[int]]) -> None:
             "key": "" if key is None else key,
             **dict(zip(FIGURES, figures, strict=True)),
         }
-        for (day, source, jur, dim, key), figures in sorted(rows.items(), key=lambda kv: _order(kv[0]))
+        for (span, (day, source, jur, dim, key)), figures in sorted(
+            spans.items(), key=lambda kv: (kv[0][0], *_order(kv[0][1]))
+        )
         if any(figures)
     ]
     if params:
@@ -401,15 +431,49 @@ def tail(session: Session, days: Days) -> dict[GroupKey, list[int]] | None:
     return out
 
 
+def _month_after(day: date) -> date | None:
+    return (
+        None
+        if (day.year, day.month) == (9999, 12)
+        else date(day.year + day.month // 12, day.month % 12 + 1, 1)
+    )
+
+
+def _spans(days: Days) -> Any:
+    """The rows that add up to ``days``: the months wholly inside it from their month's rows, the other days from
+    their day's (all of them from the days' when no whole month is inside)."""
+    first, end = days.first, days.end
+    m1 = first if first is None or first.day == 1 else _month_after(first)
+    m2 = None if end is None else end.replace(day=1)
+    if (first is not None and m1 is None) or (m1 is not None and m2 is not None and m1 >= m2):
+        return and_(RU.c.span == "day", *_between(first, end))
+    parts = [and_(RU.c.span == "month", *_between(m1, m2))]
+    if m1 is not None and first is not None and first < m1:
+        parts.append(and_(RU.c.span == "day", *_between(first, m1)))
+    if m2 is not None and end is not None and m2 < end:
+        parts.append(and_(RU.c.span == "day", *_between(m2, end)))
+    return or_(*parts)
+
+
+def _between(first: date | None, end: date | None) -> list[Any]:
+    conds = []
+    if first is not None:
+        conds.append(RU.c.day >= first)
+    if end is not None:
+        conds.append(RU.c.day < end)
+    return conds
+
+
 def stored(session: Session, days: Days, dim: str) -> list[tuple[Any, list[int]]]:
     """The rollups of ``days`` added up per key of ``dim`` (``day``: the day's totals per day; ``total``: one row),
     as (key, figures)."""
-    figures = [func.sum(RU.c[f]).label(f) for f in FIGURES]
+    # bigint sums (PostgreSQL's sum of bigint is numeric, read as Decimal): no sum comes near 2^63 minor units
+    figures = [cast(func.sum(RU.c[f]), BigInteger).label(f) for f in FIGURES]
     conds = [RU.c.dim == ("all" if dim in ("day", "total") else dim)]
-    if days.first is not None:
-        conds.append(RU.c.day >= days.first)
-    if days.end is not None:
-        conds.append(RU.c.day < days.end)
+    if dim == "day" or dim == "shoe":
+        conds += [RU.c.span == "day", *_between(days.first, days.end)]
+    else:
+        conds.append(_spans(days))
     if days.source is not None:
         conds.append(RU.c.source == days.source)
     if days.jurisdiction is not None:
@@ -425,8 +489,8 @@ def stored(session: Session, days: Days, dim: str) -> list[tuple[Any, list[int]]
     else:
         stmt = select(RU.c.null_key, RU.c.key, *figures).where(*conds).group_by(RU.c.null_key, RU.c.key)
     out = []
-    for row in session.execute(stmt):
-        values = [int(row._mapping[f] or 0) for f in FIGURES]
-        key: Any = row.key.isoformat() if isinstance(row.key, date) else (None if row.null_key else row.key)
-        out.append((key, values))
+    for null_key, key, *values in session.execute(stmt).tuples():
+        if values[0] is None:  # no row: the sums of nothing
+            values = [0] * len(FIGURES)
+        out.append((key.isoformat() if isinstance(key, date) else None if null_key else key, values))
     return out

@@ -1,7 +1,7 @@
 """report rollups: each day's figures per source, jurisdiction and group, added up from the chains (issue 21)
 
-``report_rollups``: a UTC day's report figures of a source and jurisdiction, in total and per table, dealer, shoe and
-rule; ``rollup_cursors``: how far each source's chain is added up. Derived data, kept by the rollers
+``report_rollups``: a UTC day's (and a month's) report figures of a source and jurisdiction, in total and per table,
+dealer, shoe (days only) and rule; ``rollup_cursors``: how far each source's chain is added up. Derived data, kept by the rollers
 (app/store/rollups.py): a store upgraded to this revision starts with none, and its rollers add up its chains from
 the first entry (reports read the raw rows meanwhile, as exact).
 
@@ -36,19 +36,20 @@ FIGURES = (
 def upgrade() -> None:
     op.create_table(
         "report_rollups",
+        sa.Column("span", sa.String(5), nullable=False),
+        sa.Column("dim", sa.String(8), nullable=False),
         sa.Column("day", sa.Date(), nullable=False),
         sa.Column("source", sa.String(128), nullable=False),
         sa.Column("jurisdiction", sa.String(16), nullable=False),
-        sa.Column("dim", sa.String(8), nullable=False),
         sa.Column("null_key", sa.Boolean(), nullable=False),
         sa.Column("key", sa.Text(), nullable=False),
         *[sa.Column(f, sa.BigInteger(), nullable=False) for f in FIGURES],
         sa.CheckConstraint("dim IN ('all', 'table', 'dealer', 'shoe', 'rule')", name="ck_report_rollups_dim"),
+        sa.CheckConstraint("span IN ('day', 'month')", name="ck_report_rollups_span"),
         sa.PrimaryKeyConstraint(
-            "day", "source", "jurisdiction", "dim", "null_key", "key", name="pk_report_rollups"
+            "span", "dim", "day", "source", "jurisdiction", "null_key", "key", name="pk_report_rollups"
         ),
     )
-    op.create_index("ix_report_rollups_dim_day", "report_rollups", ["dim", "day"])
     op.create_table(
         "rollup_cursors",
         sa.Column("source", sa.String(128), nullable=False),
@@ -59,5 +60,4 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("rollup_cursors")
-    op.drop_index("ix_report_rollups_dim_day", table_name="report_rollups")
     op.drop_table("report_rollups")

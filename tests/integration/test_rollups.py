@@ -2,7 +2,7 @@
 PostgreSQL: every group_by, ranges of whole days and of part-days, open at either end, each source and jurisdiction,
 before any roll, part-way through and after, and after re-audits (audits 2 and 3, which take findings back, add
 others, void a round or undo its void). The rows are made directly, at random from fixed seeds: what is tested is
-the adding up, not the engine (tests/integration/test_reports.py holds the figures to hand-written expectations)."""
+the adding up (days and months), not the engine (tests/integration/test_reports.py holds the figures to hand-written expectations)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ class Store:
             "jurisdiction": r.choice(("US-NJ", "NZ")),
             "round_id": f"R-{self.n}",
             "table_id": r.choice(("BJ1", "BJ2", "BJ3")),
-            "played_at": START + timedelta(hours=r.randrange(0, 24 * 40), seconds=r.randrange(3600)),
+            "played_at": START + timedelta(hours=r.randrange(0, 24 * 100), seconds=r.randrange(3600)),
             "dealer_id": r.choice(("D1", "D2", "", None)),
             "shoe_id": r.choice(("S1", "S2", None)),
             "received_at": START,
@@ -147,14 +147,22 @@ def ranges(rnd: random.Random) -> Iterator[tuple[datetime | None, datetime | Non
     yield datetime(2026, 2, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)  # whole days
     yield START, None  # a part-day, then open
     yield None, datetime(2026, 2, 10, 13, 30, tzinfo=UTC)
+    yield (
+        datetime(2026, 1, 31, 6, tzinfo=UTC),
+        datetime(2026, 4, 5, 12, tzinfo=UTC),
+    )  # part, days, 2 months, days, part
+    yield datetime(2026, 1, 15, tzinfo=UTC), datetime(2026, 5, 20, tzinfo=UTC)  # days, whole months, days
+    yield None, datetime(2026, 3, 3, tzinfo=UTC)  # months from the first, then days
+    yield datetime(2026, 2, 1, tzinfo=UTC), None  # months to the last
+    yield datetime(2026, 2, 14, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)  # days to a month's start
     yield datetime(2026, 2, 3, 5, tzinfo=UTC), datetime(2026, 2, 3, 23, tzinfo=UTC)  # within one day
     yield (
         datetime(2026, 2, 3, 5, tzinfo=UTC),
         datetime(2026, 2, 4, 1, tzinfo=UTC),
     )  # two part-days, no whole one
     for _ in range(3):
-        a = START + timedelta(minutes=rnd.randrange(0, 60 * 24 * 40))
-        yield a, a + rnd.randrange(1, 20) * day + timedelta(minutes=rnd.randrange(0, 1440))
+        a = START + timedelta(minutes=rnd.randrange(0, 60 * 24 * 100))
+        yield a, a + rnd.randrange(1, 70) * day + timedelta(minutes=rnd.randrange(0, 1440))
 
 
 def assert_same(session_of: Any, rnd: random.Random) -> int:
