@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-outbox bench-batch profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-outbox bench-batch bench-scale profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium screenshots wheel bench-tree test-compiled
 
 $(STAMP): pyproject.toml
@@ -154,6 +154,14 @@ migrate: $(STAMP)
 ## Batch ingest benchmark on PostgreSQL (BJAUDIT_TEST_POSTGRES_URL): 200k rounds end to end vs raw COPY
 bench-batch: $(BENCH_ENV)
 	$(BENCH) bench.batch_ingest --rounds 200000
+
+## The scale benchmark (issue 21) on PostgreSQL (BJAUDIT_TEST_POSTGRES_URL): ROUNDS generated rounds of four casinos
+## stored through the batch path into the database bjaudit_scale_<ROUNDS> (kept; REUSE=1 keeps a loaded one), then
+## p50/p95 of every search, report, lookup, workbench page and a re-audit through the API. ONLY=regex: a subset
+ROUNDS ?= 1000000
+SCALE_ARGS := --rounds $(ROUNDS) $(if $(filter 1,$(REUSE)),--reuse) $(if $(ONLY),--only '$(ONLY)') $(if $(JSON),--json $(abspath $(JSON)))
+bench-scale: $(BENCH_ENV)
+	$(BENCH) bench.scale $(SCALE_ARGS)
 
 ## A batch worker (PostgreSQL job queue; DATABASE_URL); run one per core
 worker: $(RUN_STAMP)

@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_END",
     "VALIDITY",
     "earliest_end",
+    "generate_floor",
     "generate_round",
     "generate_rounds",
     "random_elections",
@@ -1363,3 +1364,55 @@ def generate_rounds(
             yield _round(rng, t, when, f"{prefix}{when:%Y%m%d}-{made:07d}", shoe_no)
             made += 1
             ts += rng.randint(35, 150)
+
+
+def generate_floor(
+    n: int,
+    seed: int,
+    casinos: dict[str, str],
+    tables: int,
+    dealers: int,
+    span: timedelta,
+    end: datetime,
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``n`` legal rounds of a group of casinos, each with its casino's code: ``casinos`` maps a casino code to its
+    jurisdiction. The floor is fixed, as a regulator sees it: ``tables`` tables (shared out among the casinos, each
+    keeping its elections and numbering its shoes through the whole span) and ``dealers`` dealers (likewise), so
+    that searches by table, dealer and shoe find a realistic number of rounds. Table sessions start at random in
+    the ``span`` before ``end``; a jurisdiction whose rules' window ends earlier (NZ: 1998) gets the ``span``
+    before the end of its window instead, so that its rounds stay auditable. The same arguments give the same
+    rounds."""
+    for code, j in casinos.items():
+        if j not in JURISDICTIONS:
+            raise ValueError(f"casino {code}: unknown jurisdiction {j!r}")
+    if not casinos or tables < len(casinos) or dealers < len(casinos):
+        raise ValueError("at least one table and one dealer a casino")
+    rng = random.Random(seed)
+    codes = list(casinos)
+    floor: list[tuple[str, _Table]] = []
+    for k in range(tables):
+        code = codes[k % len(codes)]
+        t = _new_table(rng, casinos[code], None)
+        t.casino, t.table_id = code, f"{code}-BJ{k // len(codes) + 1:03d}"
+        floor.append((code, t))
+    staff = {
+        code: [f"{code}-{i + 1:04d}" for i in range(k, dealers, len(codes))] for k, code in enumerate(codes)
+    }
+    windows = {j: _floor_window(j, span, end) for j in set(casinos.values())}
+    shoes = {t.table_id: [0] for _, t in floor}
+    made = 0
+    while made < n:
+        code, t = rng.choice(floor)
+        t.shoe, t.dealer_id = None, rng.choice(staff[code])
+        ts = rng.uniform(*windows[t.jurisdiction])
+        for _ in range(min(rng.randint(10, 80), n - made)):
+            when = datetime.fromtimestamp(int(ts), tz=_ZONES[t.jurisdiction])
+            yield code, _round(rng, t, when, f"{t.table_id}-{when:%Y%m%d}-{made:08d}", shoes[t.table_id])
+            made += 1
+            ts += rng.randint(35, 150)
+
+
+def _floor_window(jurisdiction: str, span: timedelta, end: datetime) -> tuple[float, float]:
+    """When a session may start: in the ``span`` before ``end``, or before the end of the rules' window."""
+    lo, hi = _window(jurisdiction, max(end, earliest_end(jurisdiction) + span))
+    return max(lo, hi - span.total_seconds()), hi

@@ -64,3 +64,34 @@ def test_the_earliest_end_leaves_room_for_a_session() -> None:
         end = earliest_end(j)
         assert end > lo
         assert max(t for d in generate_rounds(200, 2, j, end=end) for t in instants(d)) < end
+
+
+def test_a_floor_keeps_its_tables_dealers_and_year_and_its_rounds_are_legal() -> None:
+    """generate_floor (bench-scale's load): a fixed floor shared out among the casinos, each jurisdiction's rounds
+    in the span before the end (NZ: before the end of its rules' window), and every round compliant."""
+    from app.synth.generator import generate_floor
+    from app.usecases.auditing import audit_round
+    from app.wire.schema import round_from_obj
+
+    casinos = {"BOR": "US-NJ", "HRA": "US-NJ", "CHC": "NZ"}
+    end, span = datetime(2026, 12, 1, tzinfo=UTC), timedelta(days=365)
+    made = list(generate_floor(1200, 3, casinos, 12, 6, span, end))
+    assert len(made) == 1200 and len({d["round_id"] for _, d in made}) == 1200
+    assert made == list(generate_floor(1200, 3, casinos, 12, 6, span, end))
+    for code, d in made:
+        assert d["jurisdiction"] == casinos[code]
+        assert d["table"]["id"].startswith(f"{code}-BJ") and d["dealer_id"].startswith(f"{code}-")
+        lo, hi = (
+            (end - span, end)
+            if code != "CHC"
+            else (VALIDITY["NZ"][1] - span - timedelta(hours=5), VALIDITY["NZ"][1])
+        )
+        assert lo <= datetime.fromisoformat(d["played_at"]) < hi
+        assert audit_round(round_from_obj(d)).to_dict()["verdict"] == "compliant", d["round_id"]
+    assert len({d["table"]["id"] for _, d in made}) <= 12 and len({d["dealer_id"] for _, d in made}) <= 6
+    shoes: dict[str, set[str]] = {}
+    for _, d in made:
+        shoes.setdefault(d["shoe_id"], set()).add(d["table"]["id"])
+    assert all(len(tables) == 1 for tables in shoes.values())  # a shoe is one table's
+    with pytest.raises(ValueError):
+        list(generate_floor(10, 1, {"X": "FR"}, 4, 4, span, end))
