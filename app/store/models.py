@@ -118,6 +118,8 @@ class RoundRow(Base):
         Index(None, "table_id", "played_at"),
         Index(None, "dealer_id", "played_at"),
         Index(None, "shoe_id", "played_at"),
+        Index(None, "source", "played_at"),
+        Index(None, "jurisdiction", "played_at"),
         # The rare rounds, by the keyset order of searches (a search by verdict or void reads them alone).
         *(
             Index(name, "played_at", "id", postgresql_where=text(where), sqlite_where=text(where))

@@ -3,7 +3,8 @@
 Partial indexes of ``rounds`` by (played_at, id), the keyset order of searches, over the rounds whose first audit
 found violations, found them unreplayable, or declared them void: a search for those (a few percent of the rounds,
 some far fewer) reads them alone, newest first, where the (played_at, id) index made it read every round between
-two of them.
+two of them. ``rounds`` by (source, played_at) and (jurisdiction, played_at): a search of one source or jurisdiction
+whose rounds are old, or few, reads them alone.
 
 Revision ID: e6a8c0e2b4d6
 Revises: d4f6a8c0e2b4
@@ -27,7 +28,12 @@ PARTIAL = {
 }
 
 
+PLAIN = {"ix_rounds_source_played_at": "source", "ix_rounds_jurisdiction_played_at": "jurisdiction"}
+
+
 def upgrade() -> None:
+    for name, column in PLAIN.items():
+        op.create_index(name, "rounds", [column, "played_at"])
     for name, where in PARTIAL.items():
         op.create_index(
             name,
@@ -39,5 +45,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for name in PARTIAL:
+    for name in [*PARTIAL, *PLAIN]:
         op.drop_index(name, table_name="rounds")
