@@ -165,6 +165,7 @@ class FindingRow(Base):
     __table_args__ = (
         UniqueConstraint("round_pk", "audit_no", "seq"),
         Index(None, "rule", "played_at"),
+        Index(None, "played_at"),
     )
 
 

@@ -4,7 +4,8 @@ Partial indexes of ``rounds`` by (played_at, id), the keyset order of searches, 
 found violations, found them unreplayable, or declared them void: a search for those (a few percent of the rounds,
 some far fewer) reads them alone, newest first, where the (played_at, id) index made it read every round between
 two of them. ``rounds`` by (source, played_at) and (jurisdiction, played_at): a search of one source or jurisdiction
-whose rounds are old, or few, reads them alone.
+whose rounds are old, or few, reads them alone. ``findings`` by played_at: a report's part-days at the ends of its
+range read their day's findings, not all.
 
 Revision ID: e6a8c0e2b4d6
 Revises: d4f6a8c0e2b4
@@ -34,6 +35,7 @@ PLAIN = {"ix_rounds_source_played_at": "source", "ix_rounds_jurisdiction_played_
 def upgrade() -> None:
     for name, column in PLAIN.items():
         op.create_index(name, "rounds", [column, "played_at"])
+    op.create_index("ix_findings_played_at", "findings", ["played_at"])
     for name, where in PARTIAL.items():
         op.create_index(
             name,
@@ -45,5 +47,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_findings_played_at", table_name="findings")
     for name in [*PARTIAL, *PLAIN]:
         op.drop_index(name, table_name="rounds")
