@@ -582,6 +582,7 @@ def unchained(
 
 
 APPEND_ONLY_TABLES = (
+    "round_keys",
     "rounds",
     "findings",
     "table_elections",

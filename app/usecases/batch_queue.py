@@ -37,7 +37,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, sqlalchemy_url
-from app.store import migrate
+from app.store import migrate, partitions
 from app.store.db import Database, database_missing, explain_connect_error
 from app.usecases import batches, reaudits, transparency
 
@@ -280,6 +280,7 @@ async def supervise(
         most=2.0
     )  # while waiting for the database or the schema: a worker starts soon after them
     waiting_for: str | None = None
+    partitioning = asyncio.create_task(partitions.keep_ahead(db.engine, stop))
     try:
         while not stop.is_set():
             why = await asyncio.to_thread(not_ready, db, settings.database_url)
@@ -309,6 +310,9 @@ async def supervise(
             await _sleep_unless(stop, delay)
         log.info("worker stopped on request")
     finally:
+        stop.set()  # (the partitions' task ends with the worker)
+        with contextlib.suppress(Exception):
+            await partitioning
         for sig in signals:
             loop.remove_signal_handler(sig)
         db.dispose()
