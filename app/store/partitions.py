@@ -95,8 +95,11 @@ def ensure_ahead(engine: Engine, now: datetime | None = None) -> dict[date, str]
             return ensure_months(
                 conn, list(months(add_months(current, -BEHIND_MONTHS), add_months(current, AHEAD_MONTHS)))
             )
-    except Exception:  # noqa: BLE001 - the database away, a lock held: the next attempt
-        log.exception("monthly partitions not created now (tried again later)")
+    except Exception as exc:  # noqa: BLE001 - the database away, a lock held: the next attempt
+        said = str(exc).strip().splitlines()
+        log.warning(
+            "monthly partitions not created now (tried again later): %s", said[0] if said else repr(exc)
+        )
         return None
 
 

@@ -280,7 +280,7 @@ async def supervise(
         most=2.0
     )  # while waiting for the database or the schema: a worker starts soon after them
     waiting_for: str | None = None
-    partitioning = asyncio.create_task(partitions.keep_ahead(db.engine, stop))
+    partitioning: asyncio.Task[None] | None = None  # once the database and its schema are there
     try:
         while not stop.is_set():
             why = await asyncio.to_thread(not_ready, db, settings.database_url)
@@ -291,6 +291,8 @@ async def supervise(
                 await _sleep_unless(stop, polling.next())
                 continue
             polling.reset()
+            if partitioning is None:
+                partitioning = asyncio.create_task(partitions.keep_ahead(db.engine, stop))
             if waiting_for is not None:
                 log.info("the database is ready")
                 waiting_for = None
@@ -311,8 +313,9 @@ async def supervise(
         log.info("worker stopped on request")
     finally:
         stop.set()  # (the partitions' task ends with the worker)
-        with contextlib.suppress(Exception):
-            await partitioning
+        if partitioning is not None:
+            with contextlib.suppress(Exception):
+                await partitioning
         for sig in signals:
             loop.remove_signal_handler(sig)
         db.dispose()
