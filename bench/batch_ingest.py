@@ -156,7 +156,9 @@ def storage(conninfo: str, rounds: int) -> str:
         for t in STORED_TABLES:
             # A partitioned table's size is its partitions' (a plain table is its own tree)
             row = conn.execute(
-                "SELECT coalesce(sum(pg_total_relation_size(relid)), 0) FROM pg_partition_tree(%s)", (t,)
+                "SELECT pg_total_relation_size(%(t)s::regclass) + coalesce((SELECT sum(pg_total_relation_size(relid)) "
+                "FROM pg_partition_tree(%(t)s::regclass) WHERE relid <> %(t)s::regclass), 0)",
+                {"t": t},
             ).fetchone()
             sizes[t] = int(row[0]) if row else 0
     per = ", ".join(f"{t} {b / max(rounds, 1):,.0f}" for t, b in sizes.items())
@@ -165,8 +167,9 @@ def storage(conninfo: str, rounds: int) -> str:
 
 
 def _partitions_of(url: str, data: Path) -> str:
-    """The months of the generated rounds get their partitions (a store's current months have theirs, made ahead by
-    the service: the data's months are not the clock's), as ``bjaudit_ensure_month`` makes them."""
+    """The last year of the generated rounds' months get their partitions, as a store's year has them (made ahead
+    by the service: the data's months are not the clock's); older rounds go to the DEFAULT partition. (The generator
+    spreads played_at over decades: a partition for each month of them would measure 400 near-empty partitions.)"""
     from sqlalchemy import create_engine
 
     from app.store import partitions
@@ -183,7 +186,9 @@ def _partitions_of(url: str, data: Path) -> str:
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
-            done = partitions.ensure_months(conn, list(partitions.months(first, last)))
+            done = partitions.ensure_months(
+                conn, list(partitions.months(max(first, partitions.add_months(last, -11)), last))
+            )
     finally:
         engine.dispose()
     return ", ".join(f"{m:%Y-%m} {what}" for m, what in done.items())
