@@ -25,6 +25,7 @@ import orjson
 from sqlalchemy import LargeBinary, Row, bindparam, exists, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
+from app.store.models import archives_table as AR
 from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import chain_heads_table as CH
@@ -387,6 +388,8 @@ _PAGE = (
         _AUDITED.c.table_id.label("a_table_id"),
         _AUDITED.c.played_at.label("a_played_at"),
         _AUDITED.c.record.label("a_record"),
+        _KEY.c.played_at.label("k_played_at"),
+        _AUDITED_KEY.c.played_at.label("ak_played_at"),
     )
     .select_from(
         # A round is reached through its key, by (id, played_at): one partition of rounds, not each.
@@ -408,6 +411,19 @@ _PAGE = (
     .order_by(CE.c.seq)
     .limit(bindparam("page"))
 )
+
+
+def month_start(moment: datetime) -> datetime:
+    moment = moment.astimezone(UTC)
+    return datetime(moment.year, moment.month, 1, tzinfo=UTC)
+
+
+def archived_months(session: Session) -> frozenset[datetime]:
+    """The months archived and not restored (``archives``): their rounds are gone by design."""
+    return frozenset(
+        month_start(m)
+        for m in session.execute(select(AR.c.month).where(AR.c.restored_at.is_(None))).scalars()
+    )
 
 
 def entries_page(session: Session, source: str, after: int, upto: int, page: int) -> Sequence[Row[Any]]:

@@ -562,6 +562,31 @@ class AcknowledgementRow(Base):
 
 
 round_keys_table = cast(Table, RoundKeyRow.__table__)
+
+
+class ArchiveRow(Base):
+    """A month of rounds archived (``bjaudit archive``): written to a file, read back and verified, then its partitions
+    dropped. ``restored_at`` is set when ``bjaudit restore`` brought it back; the month is archived while the latest
+    row of it has none."""
+
+    __tablename__ = "archives"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    month: Mapped[datetime] = mapped_column(UTCDateTime)
+    """The first moment of the UTC month (its partitions' lower bound)."""
+    path: Mapped[str] = mapped_column(Text)
+    """The archive file as written (the manifest beside it)."""
+    rounds: Mapped[int] = mapped_column(BigInteger)
+    findings: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the archive file."""
+    archived_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    archived_by: Mapped[str] = mapped_column(Text)
+    restored_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index(None, "month"),)
+
+
 rounds_table = cast(Table, RoundRow.__table__)
 findings_table = cast(Table, FindingRow.__table__)
 batches_table = cast(Table, BatchRow.__table__)
@@ -580,6 +605,7 @@ reaudit_chunks_table = cast(Table, ReauditChunkRow.__table__)
 subscriptions_table = cast(Table, SubscriptionRow.__table__)
 deliveries_table = cast(Table, DeliveryRow.__table__)
 acknowledgements_table = cast(Table, AcknowledgementRow.__table__)
+archives_table = cast(Table, ArchiveRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
@@ -617,6 +643,7 @@ __all__: list[Any] = [
     "subscriptions_table",
     "deliveries_table",
     "acknowledgements_table",
+    "archives_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

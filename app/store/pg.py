@@ -35,6 +35,7 @@ from sqlalchemy.dialects import postgresql
 
 from app.store import chain
 from app.store import keys as keys_repo
+from app.store import rounds as rounds_repo
 from app.store.db import DatabaseTimeout
 from app.store.models import api_keys_table as K
 from app.store.models import findings_table as F
@@ -394,6 +395,17 @@ class PgRounds:
             cur = conn.cursor(row_factory=namedtuple_row)
             await cur.execute(_LOOKUP[(source is not None, jurisdiction is not None)], params)
             return await cur.fetchall()
+
+        return await self._do(work)
+
+    async def archived(self, round_id: str, source: str | None, jurisdiction: str | None) -> Any:
+        """As :func:`app.store.rounds.archived`."""
+        params = {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            cur = conn.cursor(row_factory=namedtuple_row)
+            await cur.execute(rounds_repo.ARCHIVED_SQL, params)
+            return await cur.fetchone()
 
         return await self._do(work)
 

@@ -208,6 +208,28 @@ def find_rounds(
     return session.execute(stmt, {k: v for k, v in params.items() if v is not None}).all()
 
 
+ARCHIVED_SQL = (
+    "SELECT k.round_id, k.source, k.jurisdiction, a.path, a.archived_at FROM round_keys k JOIN archives a "
+    "ON a.month = date_trunc('month', k.played_at, 'UTC') AND a.restored_at IS NULL "
+    "WHERE k.round_id = %(round_id)s AND (CAST(%(source)s AS text) IS NULL OR k.source = %(source)s) "
+    "AND (CAST(%(jurisdiction)s AS text) IS NULL OR k.jurisdiction = %(jurisdiction)s) ORDER BY a.id DESC LIMIT 1"
+)
+"""A round whose key is known and whose month is archived (PostgreSQL: archives are made there only)."""
+
+
+def archived(
+    session: Session, round_id: str, source: str | None, jurisdiction: str | None
+) -> Row[Any] | None:
+    """Where a round that is not stored went, if its month was archived (:data:`ARCHIVED_SQL`)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    sql = ARCHIVED_SQL.replace("%(round_id)s", ":round_id").replace("%(source)s", ":source")
+    sql = sql.replace("%(jurisdiction)s", ":jurisdiction")
+    return session.execute(
+        text(sql), {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
+    ).first()
+
+
 AUDIT_COLUMNS = (A.c.audit_no, A.c.created_at, A.c.reaudit_id, A.c.audit, CE.c.seq.label("chain_seq"))
 
 

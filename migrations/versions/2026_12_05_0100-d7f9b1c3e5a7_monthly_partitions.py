@@ -16,6 +16,8 @@ DEFAULT partition already (app/store/partitions.py says why). The existing rows 
 tables: months are created for the data (up to ten years back), the rest goes to DEFAULT. On SQLite the tables stay
 plain. Downgrade: plain tables again, with their old keys.
 
+``archives``: the months archived by ``bjaudit archive`` (issue 21, docs/retention.md).
+
 Run ``bjaudit grant-app-role`` again after this migration.
 
 Revision ID: d7f9b1c3e5a7
@@ -101,6 +103,20 @@ def upgrade() -> None:
         "INSERT INTO round_keys (id, round_id, source, jurisdiction, played_at) "
         "SELECT id, round_id, source, jurisdiction, played_at FROM rounds"
     )
+    op.create_table(
+        "archives",
+        sa.Column("id", BigId, autoincrement=True, nullable=False),
+        sa.Column("month", _utc(), nullable=False),
+        sa.Column("path", sa.Text(), nullable=False),
+        sa.Column("rounds", sa.BigInteger(), nullable=False),
+        sa.Column("findings", sa.BigInteger(), nullable=False),
+        sa.Column("sha256", sa.String(length=64), nullable=False),
+        sa.Column("archived_at", _utc(), nullable=False),
+        sa.Column("archived_by", sa.Text(), nullable=False),
+        sa.Column("restored_at", _utc(), nullable=True),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_archives")),
+    )
+    op.create_index(op.f("ix_archives_month"), "archives", ["month"])
     for table in ("audits", "acknowledgements"):
         with op.batch_alter_table(table) as batch:
             batch.drop_constraint(f"fk_{table}_round_pk_rounds", type_="foreignkey")
@@ -224,6 +240,8 @@ def downgrade() -> None:
                 f"fk_{table}_round_pk_rounds", "rounds", ["round_pk"], ["id"], ondelete="CASCADE"
             )
     op.drop_table("round_keys")
+    op.drop_index(op.f("ix_archives_month"), table_name="archives")
+    op.drop_table("archives")
 
 
 def _unkey_plain() -> None:

@@ -40,6 +40,7 @@ def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
             "audits",
             "rounds",
             "round_keys",
+            "archives",
             "table_elections",
             "chain_entries",
             "chain_heads",
