@@ -656,6 +656,7 @@ def test_integrity_over_http_with_the_read_scope(
         "problems": [],
         "complete": True,
         "from_seq": 0,
+        "archived": 0,
         "verified": None,
     }
     assert report.json()["verified"]["seq"] == 1

@@ -55,14 +55,6 @@ def test_migration_files_are_dated() -> None:
         assert name[:4].isdigit() and name[4] == "_" and name[7] == "_" and name[10] == "_", name
 
 
-def _upgrade_to(url: str, revision: str) -> None:
-    from alembic import command
-
-    from app.store.migrate import alembic_config
-
-    command.upgrade(alembic_config(url), revision)
-
-
 def _downgrade_to(url: str, revision: str) -> None:
     from alembic import command
 
