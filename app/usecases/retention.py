@@ -252,6 +252,10 @@ def restore(db: Database, path: Path) -> Archived:
     with db.engine.begin() as conn:
         if partitions.ensure_months(conn, [month])[month] == "skipped":
             raise RetentionRefused(f"{month:%Y-%m}: rounds of that month are in the DEFAULT partition")
+        if conn.execute(text(f"SELECT EXISTS (SELECT 1 FROM rounds_{month:%Y_%m})")).scalar_one():
+            raise RetentionRefused(
+                f"{month:%Y-%m}: the month holds rounds (restored already?): nothing was restored"
+            )
         for doc in read_archive(path):
             values = {c: doc[c] for c in _ROUND_COLUMNS}
             values["record"] = base64.b64decode(doc["record"])

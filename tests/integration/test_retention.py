@@ -161,3 +161,42 @@ def test_a_month_a_webhook_has_not_delivered_is_refused_and_kept(
     finally:
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM subscriptions"))
+
+
+@ON_POSTGRES
+def test_the_command_line_archives_and_restores_and_says_why_it_refuses(
+    database_url: str, engine: Engine, client: TestClient, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DATABASE_URL": database_url}
+
+    def bjaudit(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", *argv],
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    bad = bjaudit("archive", "--before", "soon", "--to", str(tmp_path))
+    assert bad.returncode == 2 and "give a date" in bad.stderr
+    done = bjaudit("archive", "--before", "2024-11-01", "--to", str(tmp_path), "--by", "J. Smith")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("2024-10: 2 rounds, 1 findings -> ")
+    assert client.get("/v1/rounds/EX-NJ-0003").status_code == 410
+    again = bjaudit("archive", "--before", "2024-11-01", "--to", str(tmp_path))
+    assert again.returncode == 0 and "no month partition ends on or before 2024-11-01" in again.stdout
+    file = tmp_path / "bjaudit-rounds-2024-10.ndjson.gz"
+    back = bjaudit("restore", str(file))
+    assert back.returncode == 0, back.stderr
+    assert "2024-10: 2 rounds, 1 findings restored" in back.stdout
+    assert client.get("/v1/rounds/EX-NJ-0003").status_code == 200
+    twice = bjaudit("restore", str(file))
+    assert twice.returncode == 1 and "restored already?" in twice.stderr
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT archived_by FROM archives")).scalar_one() == "J. Smith"
