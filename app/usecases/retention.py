@@ -123,12 +123,18 @@ def _lines(conn: Connection, month: date) -> Iterator[bytes]:
         text(f"SELECT a.* FROM audits a JOIN {part} r ON r.id = a.round_pk ORDER BY a.round_pk, a.audit_no")
     ).mappings():
         reaudits.setdefault(int(row["round_pk"]), []).append({c: _json(row[c]) for c in _REAUDIT_COLUMNS})
-    for row in conn.execute(
-        text(
-            f"SELECT r.*, e.seq AS chain_seq, e.hash AS chain_hash FROM {part} r "
-            "LEFT JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id ORDER BY r.id"
+    # The rounds (≈ 2 KB each, millions a month) stream through a server-side cursor; the month's findings and
+    # re-audits (a few percent of its rounds) are held, by round.
+    for row in (
+        conn.execution_options(stream_results=True, yield_per=1000)
+        .execute(
+            text(
+                f"SELECT r.*, e.seq AS chain_seq, e.hash AS chain_hash FROM {part} r "
+                "LEFT JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id ORDER BY r.id"
+            )
         )
-    ).mappings():
+        .mappings()
+    ):
         pk = int(row["id"])
         doc = {c: _json(row[c]) for c in _ROUND_COLUMNS}
         doc["chain"] = {"seq": row["chain_seq"], "hash": _json(row["chain_hash"])}
