@@ -27,7 +27,7 @@ from app.api.auth import Authenticator, is_loopback
 from app.api.deps import SingleRounds, UnitOfWork
 from app.config import Settings, get_settings, libpq_url
 from app.files import create_private
-from app.store import migrate
+from app.store import migrate, partitions
 from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
 from app.usecases import alerts as alert_cases
@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         delivering = asyncio.create_task(deliverer.run())
         publisher = transparency.configure(settings)
         stopping = asyncio.Event()
+        partitioning = asyncio.create_task(partitions.keep_ahead(db.engine, stopping))
         publishing = (
             None
             if publisher is None
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             stopping.set()
             await _stopped(rolling, settings.db_timeout_seconds)
+            await _stopped(partitioning, settings.db_timeout_seconds)
             if (
                 publishing is not None
             ):  # after its current publication (a thread in the database is never cut)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import signal
 import socket
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import date
 from pathlib import Path
 
 import httpx
@@ -143,7 +145,7 @@ def chunk_stats(conninfo: str, batch_id: str) -> str:
     )
 
 
-STORED_TABLES = ("rounds", "findings", "chain_entries", "batch_chunks", "batch_results")
+STORED_TABLES = ("round_keys", "rounds", "findings", "chain_entries", "batch_chunks", "batch_results")
 
 
 def storage(conninfo: str, rounds: int) -> str:
@@ -152,11 +154,44 @@ def storage(conninfo: str, rounds: int) -> str:
     with psycopg.connect(conninfo) as conn:
         sizes = {}
         for t in STORED_TABLES:
-            row = conn.execute("SELECT pg_total_relation_size(%s)", (t,)).fetchone()
+            # A partitioned table's size is its partitions' (a plain table is its own tree)
+            row = conn.execute(
+                "SELECT pg_total_relation_size(%(t)s::regclass) + coalesce((SELECT sum(pg_total_relation_size(relid)) "
+                "FROM pg_partition_tree(%(t)s::regclass) WHERE relid <> %(t)s::regclass), 0)",
+                {"t": t},
+            ).fetchone()
             sizes[t] = int(row[0]) if row else 0
     per = ", ".join(f"{t} {b / max(rounds, 1):,.0f}" for t, b in sizes.items())
     total = sum(sizes.values())
     return f"on disk: {total / 2**20:,.0f} MiB, {total / max(rounds, 1):,.0f} bytes a round ({per})"
+
+
+def _partitions_of(url: str, data: Path) -> str:
+    """The last year of the generated rounds' months get their partitions, as a store's year has them (made ahead
+    by the service: the data's months are not the clock's); older rounds go to the DEFAULT partition. (The generator
+    spreads played_at over decades: a partition for each month of them would measure 400 near-empty partitions.)"""
+    from sqlalchemy import create_engine
+
+    from app.store import partitions
+
+    first = last = None
+    with data.open("rb") as f:
+        for line in f:
+            m = re.search(rb'"played_at": ?"(\d{4})-(\d{2})', line)
+            if m:
+                month = date(int(m[1]), int(m[2]), 1)
+                first, last = min(first or month, month), max(last or month, month)
+    if first is None or last is None:
+        return "none"
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            done = partitions.ensure_months(
+                conn, list(partitions.months(max(first, partitions.add_months(last, -11)), last))
+            )
+    finally:
+        engine.dispose()
+    return ", ".join(f"{m:%Y-%m} {what}" for m, what in done.items())
 
 
 def _free_port() -> int:
@@ -214,6 +249,8 @@ def main() -> int:
     logs = []
     try:
         upgrade_head(url)
+        months = _partitions_of(url, data)
+        print(f"monthly partitions of the data's played_at: {months}", flush=True)
         n_copy, copy_s = raw_copy(_libpq(url), data)
         copy_rate = n_copy / copy_s
         print(f"raw COPY: {n_copy:,} rows in {copy_s:.1f} s = {copy_rate:,.0f} rows/s", flush=True)

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, create_engine, pool
 
 from app.config import get_settings, sqlalchemy_url
 from app.store.models import metadata
+from app.store.partitions import include_name
 
 config = context.config
 
@@ -30,6 +31,7 @@ def _configure(connection: Connection | None = None, url: str | None = None) -> 
         target_metadata=target_metadata,
         literal_binds=connection is None,
         compare_type=True,
+        include_name=include_name,
         render_as_batch=dialect.startswith("sqlite"),  # SQLite cannot ALTER most things in place
     )
 

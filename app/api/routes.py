@@ -48,6 +48,7 @@ def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
         404: "No such round.",
         408: "The body did not arrive within BJAUDIT_BODY_TIMEOUT_SECONDS (default 30).",
         409: "Conflict: the round_id was already submitted with a different record, or names several rounds.",
+        410: "The round's month was archived (`bjaudit archive`): `archive` names the file, `archived_at` when.",
         413: "The body is over the configured limit (BJAUDIT_MAX_BODY_BYTES, default 1 MiB).",
         415: "The body is not JSON (Content-Type must be application/json, UTF-8).",
         422: "The record (or a parameter) cannot be used; `errors` has one entry per problem with its JSON pointer. "
@@ -252,7 +253,7 @@ RoundId = Annotated[
 @rounds.get(
     "/rounds/{round_id}",
     response_model=schemas.StoredRound,
-    responses=_problems(404, 409, 422, 500, 503),
+    responses=_problems(404, 409, 410, 422, 500, 503),
 )
 async def get_round(
     who: Reader,

@@ -252,6 +252,11 @@ class IntegrityReport(BaseModel):
         "and `?after=` with `verified` goes on from there."
     )
     from_seq: int = Field(description="The walk began after this entry (0: at the first).")
+    archived: int = Field(
+        0,
+        description="Entries walked whose round (or re-audit of a round) is in an archived month (`bjaudit "
+        "archive`): linked and counted, their rows not checked here (the archive file was verified when written).",
+    )
     verified: Checkpoint | None = Field(
         description="Where the walk stopped: the last entry walked, its chain hash, and the tree's root and right "
         "edge computed from the entries walked. Give `seq` and `root` back as `?after=&root=` to verify only what "

@@ -426,6 +426,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     integrity_cli.add_parsers(sub)  # verify, integrity, grant-app-role
 
+    from app.cli import retention as retention_cli
+
+    retention_cli.add_parsers(sub)  # archive, restore
+
     from app.cli import reaudit as reaudit_cli
 
     reaudit_cli.add_parser(sub)

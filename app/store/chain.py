@@ -25,10 +25,12 @@ import orjson
 from sqlalchemy import LargeBinary, Row, bindparam, exists, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
+from app.store.models import archives_table as AR
 from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import chain_heads_table as CH
 from app.store.models import findings_table as F
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
 from app.store.models import table_elections_table as E
 
@@ -367,6 +369,8 @@ _AUDIT_ROW = (
     A.c.void_reason.label("a_void_reason"),
 )
 _AUDITED = R.alias("audited")
+_KEY = RK.alias("round_key")
+_AUDITED_KEY = RK.alias("audited_key")
 """The round a re-audit is of (its identity is in the audit's entry; its coordinates check the findings rows)."""
 _PAGE = (
     select(
@@ -384,12 +388,20 @@ _PAGE = (
         _AUDITED.c.table_id.label("a_table_id"),
         _AUDITED.c.played_at.label("a_played_at"),
         _AUDITED.c.record.label("a_record"),
+        _KEY.c.played_at.label("k_played_at"),
+        _AUDITED_KEY.c.played_at.label("ak_played_at"),
     )
     .select_from(
-        CE.outerjoin(R, (CE.c.kind == "round") & (R.c.id == CE.c.ref_id))
+        # A round is reached through its key, by (id, played_at): one partition of rounds, not each.
+        CE.outerjoin(_KEY, (CE.c.kind == "round") & (_KEY.c.id == CE.c.ref_id))
+        .outerjoin(R, (R.c.id == _KEY.c.id) & (R.c.played_at == _KEY.c.played_at))
         .outerjoin(E, (CE.c.kind == "registration") & (E.c.id == CE.c.ref_id))
         .outerjoin(A, (CE.c.kind == "audit") & (A.c.id == CE.c.ref_id))
-        .outerjoin(_AUDITED, _AUDITED.c.id == A.c.round_pk)
+        .outerjoin(_AUDITED_KEY, _AUDITED_KEY.c.id == A.c.round_pk)
+        .outerjoin(
+            _AUDITED,
+            (_AUDITED.c.id == _AUDITED_KEY.c.id) & (_AUDITED.c.played_at == _AUDITED_KEY.c.played_at),
+        )
     )
     .where(
         CE.c.source == bindparam("source"),
@@ -399,6 +411,19 @@ _PAGE = (
     .order_by(CE.c.seq)
     .limit(bindparam("page"))
 )
+
+
+def month_start(moment: datetime) -> datetime:
+    moment = moment.astimezone(UTC)
+    return datetime(moment.year, moment.month, 1, tzinfo=UTC)
+
+
+def archived_months(session: Session) -> frozenset[datetime]:
+    """The months archived and not restored (``archives``): their rounds are gone by design."""
+    return frozenset(
+        month_start(m)
+        for m in session.execute(select(AR.c.month).where(AR.c.restored_at.is_(None))).scalars()
+    )
 
 
 def entries_page(session: Session, source: str, after: int, upto: int, page: int) -> Sequence[Row[Any]]:
@@ -582,6 +607,7 @@ def unchained(
 
 
 APPEND_ONLY_TABLES = (
+    "round_keys",
     "rounds",
     "findings",
     "table_elections",

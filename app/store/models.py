@@ -1,6 +1,14 @@
 """The tables. The schema is what the migrations in ``migrations/`` say; these models must agree with them (a test
 compares the two).
 
+``round_keys`` is the identity of each stored round: its (round_id, source, jurisdiction), unique, and the ``id`` that
+the round and everything of it (findings, audits, acknowledgements) are known by. It is inserted first, in the
+transaction that stores the round, which is inserted only when its key was: the key's unique constraint decides
+duplicates and conflicts. On PostgreSQL ``rounds`` and ``findings`` are partitioned by month of ``played_at``
+(app/store/partitions.py), and a partitioned table's unique constraints must include the partition key: the key,
+unpartitioned, is the round's global home. Foreign keys point at ``round_keys`` (never at a partitioned table), so
+that a month's partitions can be detached.
+
 ``rounds`` keeps each record verbatim (``bytea`` / ``BLOB``: the bytes as received, the evidence; never JSONB,
 which reorders keys) with its SHA-256, and the audit made when it was received (the JSON text returned to the
 submitter, so that a replayed submission gets the same bytes back). ``findings`` holds one row per finding,
@@ -25,6 +33,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     SmallInteger,
     String,
     Table,
@@ -79,18 +88,36 @@ def _in(values: tuple[str, ...]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
+class RoundKeyRow(Base):
+    """A stored round's identity: its key (round_id, source, jurisdiction) and its ``id``, allocated here, with the
+    ``played_at`` that finds the round's partition. Append-only; it outlives an archived round's partition."""
+
+    __tablename__ = "round_keys"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    round_id: Mapped[str] = mapped_column(String(128))
+    source: Mapped[str] = mapped_column(String(128))
+    jurisdiction: Mapped[str] = mapped_column(String(16))
+    played_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (UniqueConstraint("round_id", "source", "jurisdiction"),)
+
+
 class RoundRow(Base):
-    """A recorded round as received, and its audit."""
+    """A recorded round as received, and its audit. Its ``id`` is its key's (``round_keys``)."""
 
     __tablename__ = "rounds"
 
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("round_keys.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
     source: Mapped[str] = mapped_column(String(128))
     """The table system that submitted the round (X-Bjaudit-Source, or the configured default)."""
     jurisdiction: Mapped[str] = mapped_column(String(16))
     round_id: Mapped[str] = mapped_column(String(128))
     table_id: Mapped[str] = mapped_column(Text)
-    played_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    played_at: Mapped[datetime] = mapped_column(UTCDateTime, primary_key=True)
+    """Part of the primary key: the partition key on PostgreSQL must be in it."""
     dealer_id: Mapped[str | None] = mapped_column(Text)
     shoe_id: Mapped[str | None] = mapped_column(Text)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -111,7 +138,6 @@ class RoundRow(Base):
     ``audit``, kept for search and reports."""
 
     __table_args__ = (
-        UniqueConstraint("round_id", "source", "jurisdiction"),
         CheckConstraint(f"verdict IN ({_in(VERDICTS)})", name="verdict"),
         CheckConstraint(f"elections_source IN ({_in(ELECTIONS_SOURCES)})", name="elections_source"),
         Index(None, "played_at", "id"),
@@ -133,12 +159,13 @@ class RoundRow(Base):
 
 
 class FindingRow(Base):
-    """One finding of a round's audit, with the round's coordinates copied for search."""
+    """One finding of a round's audit, with the round's coordinates copied for search. Known by its round, audit
+    and position (no id of its own: nothing refers to a finding row, and a partitioned table's key must hold
+    ``played_at``)."""
 
     __tablename__ = "findings"
 
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("rounds.id", ondelete="CASCADE"))
+    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("round_keys.id", ondelete="CASCADE"))
     seq: Mapped[int] = mapped_column(Integer)
     """Position in the audit's ``findings`` list."""
     rule: Mapped[str] = mapped_column(Text)
@@ -163,9 +190,11 @@ class FindingRow(Base):
     """The finding's ``corrected_actual``: the player's net after that correction, in minor units; NULL as above."""
 
     __table_args__ = (
-        UniqueConstraint("round_pk", "audit_no", "seq"),
+        PrimaryKeyConstraint("round_pk", "audit_no", "seq", "played_at"),
         Index(None, "rule", "played_at"),
         Index(None, "played_at"),
+        # Nothing to read back from an insert (the key is all given; audit_no's default is for old rows).
+        {"implicit_returning": False},
     )
 
 
@@ -176,7 +205,7 @@ class AuditRow(Base):
     __tablename__ = "audits"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("rounds.id", ondelete="CASCADE"))
+    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("round_keys.id", ondelete="CASCADE"))
     audit_no: Mapped[int] = mapped_column(Integer)
     source: Mapped[str] = mapped_column(String(128))
     """The round's source (whose chain records the audit)."""
@@ -537,7 +566,7 @@ class AcknowledgementRow(Base):
     source: Mapped[str] = mapped_column(String(128))
     seq: Mapped[int] = mapped_column(BigInteger)
     finding_index: Mapped[int] = mapped_column(Integer)
-    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("rounds.id", ondelete="CASCADE"))
+    round_pk: Mapped[int] = mapped_column(BigId, ForeignKey("round_keys.id", ondelete="CASCADE"))
     acknowledged_at: Mapped[datetime] = mapped_column(UTCDateTime)
     key_id: Mapped[str | None] = mapped_column(String(16))
     acknowledged_by: Mapped[str] = mapped_column(Text)
@@ -589,6 +618,30 @@ class RollupCursorRow(Base):
 
     source: Mapped[str] = mapped_column(String(128), primary_key=True)
     seq: Mapped[int] = mapped_column(BigInteger)
+round_keys_table = cast(Table, RoundKeyRow.__table__)
+
+
+class ArchiveRow(Base):
+    """A month of rounds archived (``bjaudit archive``): written to a file, read back and verified, then its partitions
+    dropped. ``restored_at`` is set when ``bjaudit restore`` brought it back; the month is archived while the latest
+    row of it has none."""
+
+    __tablename__ = "archives"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    month: Mapped[datetime] = mapped_column(UTCDateTime)
+    """The first moment of the UTC month (its partitions' lower bound)."""
+    path: Mapped[str] = mapped_column(Text)
+    """The archive file as written (the manifest beside it)."""
+    rounds: Mapped[int] = mapped_column(BigInteger)
+    findings: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    """SHA-256 of the archive file."""
+    archived_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    archived_by: Mapped[str] = mapped_column(Text)
+    restored_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index(None, "month"),)
 
 
 rounds_table = cast(Table, RoundRow.__table__)
@@ -611,12 +664,15 @@ deliveries_table = cast(Table, DeliveryRow.__table__)
 acknowledgements_table = cast(Table, AcknowledgementRow.__table__)
 report_rollups_table = cast(Table, ReportRollupRow.__table__)
 rollup_cursors_table = cast(Table, RollupCursorRow.__table__)
+archives_table = cast(Table, ArchiveRow.__table__)
 metadata = Base.metadata
 
 __all__: list[Any] = [
     "Base",
+    "RoundKeyRow",
     "RoundRow",
     "FindingRow",
+    "round_keys_table",
     "metadata",
     "rounds_table",
     "findings_table",
@@ -648,6 +704,7 @@ __all__: list[Any] = [
     "acknowledgements_table",
     "report_rollups_table",
     "rollup_cursors_table",
+    "archives_table",
     "NAMING_CONVENTION",
     "UTCDateTime",
 ]

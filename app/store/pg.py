@@ -35,9 +35,11 @@ from sqlalchemy.dialects import postgresql
 
 from app.store import chain
 from app.store import keys as keys_repo
+from app.store import rounds as rounds_repo
 from app.store.db import DatabaseTimeout
 from app.store.models import api_keys_table as K
 from app.store.models import findings_table as F
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
 from app.store.rounds import Stored
 
@@ -54,7 +56,7 @@ class KeyRevoked(Exception):
 
 _ROUND_COLUMNS = [c.name for c in R.c if c.name != "id"]
 _ROUND_OF_FINDING = ("source", "jurisdiction", "table_id", "played_at")
-_FINDING_COLUMNS = [c for c in F.c if c.name not in ("id", "round_pk", *_ROUND_OF_FINDING)]
+_FINDING_COLUMNS = [c for c in F.c if c.name not in ("round_pk", *_ROUND_OF_FINDING)]
 _PG_TYPES = {
     "seq": "int",
     "event_index": "int",
@@ -65,10 +67,25 @@ _PG_TYPES = {
 }
 _FINDING_RECORD = ", ".join(f"{c.name} {_PG_TYPES.get(c.name, 'text')}" for c in _FINDING_COLUMNS)
 
+_KEY_COLUMNS = ("round_id", "source", "jurisdiction", "played_at")
+
+# Parameters in a SELECT list need their types; no length (an explicit cast to varchar(n) would truncate where the
+# insert refuses a value too long).
+_PG = postgresql.dialect()  # type: ignore[no-untyped-call]
+_PG_COLUMN_TYPES = {c.name: re.sub(r"\(\d+\)", "", c.type.compile(dialect=_PG)) for c in R.c}
+
+
+def _typed(columns: Sequence[str]) -> str:
+    return ", ".join(f"%({c})s::{_PG_COLUMN_TYPES[c]}" for c in columns)
+
+
 INSERT_ROUND = (
-    f"WITH r AS (INSERT INTO {R.name} ({', '.join(_ROUND_COLUMNS)}) "
-    f"VALUES ({', '.join(f'%({c})s' for c in _ROUND_COLUMNS)}) "
-    f"ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, {', '.join(_ROUND_OF_FINDING)}), "
+    f"WITH k AS (INSERT INTO {RK.name} ({', '.join(_KEY_COLUMNS)}) "
+    f"VALUES ({', '.join(f'%({c})s' for c in _KEY_COLUMNS)}) "
+    "ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id), "
+    f"r AS (INSERT INTO {R.name} (id, {', '.join(_ROUND_COLUMNS)}) "
+    f"SELECT k.id, {_typed(_ROUND_COLUMNS)} FROM k "
+    f"RETURNING id, {', '.join(_ROUND_OF_FINDING)}), "
     f"f AS (INSERT INTO {F.name} (round_pk, {', '.join(_ROUND_OF_FINDING)}, "
     f"{', '.join(c.name for c in _FINDING_COLUMNS)}) "
     f"SELECT r.id, {', '.join('r.' + c for c in _ROUND_OF_FINDING)}, {', '.join('x.' + c.name for c in _FINDING_COLUMNS)} "
@@ -77,14 +94,11 @@ INSERT_ROUND = (
     f"{chain.PG_APPEND_CTES} "
     "SELECT id FROM r"
 )
-"""The round, its findings (a JSON array of :func:`app.store.rounds.finding_rows`; the round's own columns are
-taken from the inserted round) and its entry in its source's hash chain (:data:`app.store.chain.PG_APPEND_CTES`) in
-one statement; the new round's id, or no row when its key is taken (then nothing is written)."""
-
-# Parameters in a SELECT list need their types; no length (an explicit cast to varchar(n) would truncate where the
-# insert refuses a value too long).
-_PG = postgresql.dialect()  # type: ignore[no-untyped-call]
-_PG_COLUMN_TYPES = {c.name: re.sub(r"\(\d+\)", "", c.type.compile(dialect=_PG)) for c in R.c}
+"""The round's key (``round_keys``, whose unique constraint decides: a concurrent insert of the same key waits for
+the other transaction, then does nothing if it committed), the round under the key's new id (only when the key was
+inserted), its findings (a JSON array of :func:`app.store.rounds.finding_rows`; the round's own columns are taken
+from the inserted round) and its entry in its source's hash chain (:data:`app.store.chain.PG_APPEND_CTES`) in one
+statement; the new round's id, or no row when its key is taken (then nothing is written)."""
 
 
 def _replaced_once(sql: str, old: str, new: str) -> str:
@@ -98,8 +112,8 @@ def _replaced_once(sql: str, old: str, new: str) -> str:
 INSERT_ROUND_KEYED = _replaced_once(
     _replaced_once(
         INSERT_ROUND,
-        f"VALUES ({', '.join(f'%({c})s' for c in _ROUND_COLUMNS)}) ",
-        f"SELECT {', '.join(f'%({c})s::{_PG_COLUMN_TYPES[c]}' for c in _ROUND_COLUMNS)} "
+        f"VALUES ({', '.join(f'%({c})s' for c in _KEY_COLUMNS)}) ",
+        f"SELECT {_typed(_KEY_COLUMNS)} "
         f"WHERE EXISTS (SELECT 1 FROM {K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL) ",
     ),
     "SELECT id FROM r",
@@ -107,12 +121,15 @@ INSERT_ROUND_KEYED = _replaced_once(
     f"{K.name} WHERE key_id = %(api_key_id)s AND revoked_at IS NULL)",
 )
 """:data:`INSERT_ROUND` for a request whose API key was not looked up (:mod:`app.api.auth`, the submitter's known
-keys): the round is inserted only if the key is not revoked, in the statement's own snapshot, so that a revocation
-committed before it takes effect at once; one row: the new round's id (NULL when nothing was inserted) and whether
-the key is still in force."""
+keys): the round's key (and so the round) is inserted only if the API key is not revoked, in the statement's own
+snapshot, so that a revocation committed before it takes effect at once; one row: the new round's id (NULL when
+nothing was inserted) and whether the API key is still in force."""
 
+_KEYED_ROUND = f"{RK.name} k JOIN {R.name} r ON r.id = k.id AND r.played_at = k.played_at"
+"""A round found by its key: the key's ``played_at`` prunes ``rounds`` to one partition."""
 _STORED = (
-    f"SELECT id, record_sha256, audit FROM {R.name} WHERE round_id = %s AND source = %s AND jurisdiction = %s"
+    f"SELECT r.id, r.record_sha256, r.audit FROM {_KEYED_ROUND} "
+    "WHERE k.round_id = %s AND k.source = %s AND k.jurisdiction = %s"
 )
 _LOOKUP_COLUMNS = (
     "r.id, r.round_id, r.source, r.jurisdiction, r.table_id, r.played_at, r.received_at, r.record, "
@@ -131,15 +148,15 @@ _IN_FORCE = (
 
 
 def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> str:
-    where = "r.round_id = %(round_id)s"
+    where = "k.round_id = %(round_id)s"
     if by_source:
-        where += " AND r.source = %(source)s"
+        where += " AND k.source = %(source)s"
     if by_jurisdiction:
-        where += " AND r.jurisdiction = %(jurisdiction)s"
+        where += " AND k.jurisdiction = %(jurisdiction)s"
     return (
-        f"SELECT {_LOOKUP_COLUMNS} FROM {R.name} r "
+        f"SELECT {_LOOKUP_COLUMNS} FROM {_KEYED_ROUND} "
         "LEFT JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id "
-        f"WHERE {where} ORDER BY r.source, r.jurisdiction LIMIT 10"
+        f"WHERE {where} ORDER BY k.source, k.jurisdiction LIMIT 10"
     )
 
 
@@ -378,6 +395,17 @@ class PgRounds:
             cur = conn.cursor(row_factory=namedtuple_row)
             await cur.execute(_LOOKUP[(source is not None, jurisdiction is not None)], params)
             return await cur.fetchall()
+
+        return await self._do(work)
+
+    async def archived(self, round_id: str, source: str | None, jurisdiction: str | None) -> Any:
+        """As :func:`app.store.rounds.archived`."""
+        params = {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
+
+        async def work(conn: AsyncConnection[Any]) -> Any:
+            cur = conn.cursor(row_factory=namedtuple_row)
+            await cur.execute(rounds_repo.ARCHIVED_SQL, params)
+            return await cur.fetchone()
 
         return await self._do(work)
 

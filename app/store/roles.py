@@ -48,7 +48,13 @@ def grant_app_role(conn: Connection, role: str) -> list[str]:
     r = _quote(conn, role)
     tables = set(
         conn.execute(
-            text("SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
+            # Not the partitions (rounds_2026_12 ...): statements reach them through their parents, whose
+            # privileges are checked, and the partitions are created by their owner (app.store.partitions).
+            text(
+                "SELECT t.tablename FROM pg_catalog.pg_tables t JOIN pg_catalog.pg_class c "
+                "ON c.relname = t.tablename AND c.relnamespace = current_schema()::regnamespace "
+                "WHERE t.schemaname = current_schema() AND NOT c.relispartition"
+            )
         ).scalars()
     )
     schema = _quote(conn, str(conn.execute(text("SELECT current_schema()")).scalar_one()))

@@ -32,33 +32,48 @@ from app.domain.model import Round
 from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import findings_table as F
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
 
 _UNIQUE = ("round_id", "source", "jurisdiction")
+_KEY = (*_UNIQUE, "played_at")
 
 
-def _insert_round_statement() -> TextClause:
+def _insert_statements() -> tuple[TextClause, TextClause]:
     # Text, not the dialects' insert(): their ON CONFLICT constructs are not cached by SQLAlchemy and would be
-    # compiled on every request. The statement is the same on PostgreSQL and SQLite (3.35+).
-    cols = [c for c in R.c if c.name != "id"]
-    sql = (
-        f"INSERT INTO {R.name} ({', '.join(c.name for c in cols)}) VALUES ({', '.join(':' + c.name for c in cols)}) "
+    # compiled on every request. The statements are the same on PostgreSQL and SQLite (3.35+).
+    key_cols = [RK.c[c] for c in _KEY]
+    key = text(
+        f"INSERT INTO {RK.name} ({', '.join(_KEY)}) VALUES ({', '.join(':' + c for c in _KEY)}) "
         f"ON CONFLICT ({', '.join(_UNIQUE)}) DO NOTHING RETURNING id"
-    )
-    return text(sql).bindparams(*[bindparam(c.name, type_=c.type) for c in cols])
+    ).bindparams(*[bindparam(c.name, type_=c.type) for c in key_cols])
+    cols = list(R.c)
+    round_ = text(
+        f"INSERT INTO {R.name} ({', '.join(c.name for c in cols)}) VALUES ({', '.join(':' + c.name for c in cols)})"
+    ).bindparams(*[bindparam(c.name, type_=c.type) for c in cols])
+    return key, round_
 
 
-_INSERT_ROUND = _insert_round_statement()
+_INSERT_KEY, _INSERT_ROUND = _insert_statements()
 
 
 def insert_round(session: Session, values: Mapping[str, Any]) -> int | None:
     """Insert a round; its primary key, or ``None`` when (round_id, source, jurisdiction) is already taken.
 
-    Race-safe: the unique constraint decides (``INSERT ... ON CONFLICT DO NOTHING``). On PostgreSQL a concurrent
-    insert of the same key waits for the other transaction and then does nothing if that one committed.
+    Race-safe: the key's unique constraint decides (``INSERT INTO round_keys ... ON CONFLICT DO NOTHING``), and the
+    round is inserted only under a key inserted now. On PostgreSQL a concurrent insert of the same key waits for the
+    other transaction and then does nothing if that one committed.
     """
-    pk: int | None = session.execute(_INSERT_ROUND, dict(values)).scalar_one_or_none()
+    pk: int | None = session.execute(_INSERT_KEY, {c: values[c] for c in _KEY}).scalar_one_or_none()
+    if pk is not None:
+        session.execute(_INSERT_ROUND, {**values, "id": pk})
     return pk
+
+
+def keyed_rounds() -> Any:
+    """``round_keys`` joined with the rounds they key, by (id, played_at): a round found by its key is read from one
+    partition (PostgreSQL prunes the others by the key's ``played_at``)."""
+    return RK.join(R, and_(R.c.id == RK.c.id, R.c.played_at == RK.c.played_at))
 
 
 def finding_rows(
@@ -105,9 +120,9 @@ class Stored:
 
 def stored_submission(session: Session, round_id: str, source: str, jurisdiction: str) -> Stored | None:
     row = session.execute(
-        select(R.c.id, R.c.record_sha256, R.c.audit).where(
-            R.c.round_id == round_id, R.c.source == source, R.c.jurisdiction == jurisdiction
-        )
+        select(R.c.id, R.c.record_sha256, R.c.audit)
+        .select_from(keyed_rounds())
+        .where(RK.c.round_id == round_id, RK.c.source == source, RK.c.jurisdiction == jurisdiction)
     ).one_or_none()
     return None if row is None else Stored(row.id, row.record_sha256, row.audit)
 
@@ -173,14 +188,14 @@ LOOKUP_COLUMNS = (
 def _lookup_statement(by_source: bool, by_jurisdiction: bool) -> Select[Any]:
     stmt = (
         select(*LOOKUP_COLUMNS)
-        .select_from(R.outerjoin(CE, (CE.c.kind == "round") & (CE.c.ref_id == R.c.id)))
-        .where(R.c.round_id == bindparam("round_id"))
+        .select_from(keyed_rounds().outerjoin(CE, (CE.c.kind == "round") & (CE.c.ref_id == R.c.id)))
+        .where(RK.c.round_id == bindparam("round_id"))
     )
     if by_source:
-        stmt = stmt.where(R.c.source == bindparam("source"))
+        stmt = stmt.where(RK.c.source == bindparam("source"))
     if by_jurisdiction:
-        stmt = stmt.where(R.c.jurisdiction == bindparam("jurisdiction"))
-    return stmt.order_by(R.c.source, R.c.jurisdiction).limit(10)
+        stmt = stmt.where(RK.c.jurisdiction == bindparam("jurisdiction"))
+    return stmt.order_by(RK.c.source, RK.c.jurisdiction).limit(10)
 
 
 _LOOKUP = {(s, j): _lookup_statement(s, j) for s in (False, True) for j in (False, True)}
@@ -194,6 +209,28 @@ def find_rounds(
     stmt = _LOOKUP[(source is not None, jurisdiction is not None)]
     params = {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
     return session.execute(stmt, {k: v for k, v in params.items() if v is not None}).all()
+
+
+ARCHIVED_SQL = (
+    "SELECT k.round_id, k.source, k.jurisdiction, a.path, a.archived_at FROM round_keys k JOIN archives a "
+    "ON a.month = date_trunc('month', k.played_at, 'UTC') AND a.restored_at IS NULL "
+    "WHERE k.round_id = %(round_id)s AND (CAST(%(source)s AS text) IS NULL OR k.source = %(source)s) "
+    "AND (CAST(%(jurisdiction)s AS text) IS NULL OR k.jurisdiction = %(jurisdiction)s) ORDER BY a.id DESC LIMIT 1"
+)
+"""A round whose key is known and whose month is archived (PostgreSQL: archives are made there only)."""
+
+
+def archived(
+    session: Session, round_id: str, source: str | None, jurisdiction: str | None
+) -> Row[Any] | None:
+    """Where a round that is not stored went, if its month was archived (:data:`ARCHIVED_SQL`)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    sql = ARCHIVED_SQL.replace("%(round_id)s", ":round_id").replace("%(source)s", ":source")
+    sql = sql.replace("%(jurisdiction)s", ":jurisdiction")
+    return session.execute(
+        text(sql), {"round_id": round_id, "source": source, "jurisdiction": jurisdiction}
+    ).first()
 
 
 AUDIT_COLUMNS = (A.c.audit_no, A.c.created_at, A.c.reaudit_id, A.c.audit, CE.c.seq.label("chain_seq"))
@@ -280,7 +317,11 @@ def search_conditions(q: Search) -> list[Any]:
     if q.corrected is not None:
         found.append(F.c.corrected_by.is_not(None) if q.corrected else F.c.corrected_by.is_(None))
     if found:
-        conds.append(exists().where(F.c.round_pk == R.c.id, *found, finding_is_latest()))
+        conds.append(
+            exists().where(
+                F.c.round_pk == R.c.id, F.c.played_at == R.c.played_at, *found, finding_is_latest()
+            )
+        )
     if q.after is not None:
         conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
     return conds

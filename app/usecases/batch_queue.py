@@ -37,7 +37,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from app.config import Settings, sqlalchemy_url
-from app.store import migrate
+from app.store import migrate, partitions
 from app.store.db import Database, database_missing, explain_connect_error
 from app.usecases import batches, reaudits, transparency
 from app.usecases.rollups import keep_rolling
@@ -287,6 +287,7 @@ async def supervise(
         most=2.0
     )  # while waiting for the database or the schema: a worker starts soon after them
     waiting_for: str | None = None
+    partitioning: asyncio.Task[None] | None = None  # once the database and its schema are there
     try:
         while not stop.is_set():
             why = await asyncio.to_thread(not_ready, db, settings.database_url)
@@ -297,6 +298,8 @@ async def supervise(
                 await _sleep_unless(stop, polling.next())
                 continue
             polling.reset()
+            if partitioning is None:
+                partitioning = asyncio.create_task(partitions.keep_ahead(db.engine, stop))
             if waiting_for is not None:
                 log.info("the database is ready")
                 waiting_for = None
@@ -316,6 +319,10 @@ async def supervise(
             await _sleep_unless(stop, delay)
         log.info("worker stopped on request")
     finally:
+        stop.set()  # (the partitions' task ends with the worker)
+        if partitioning is not None:
+            with contextlib.suppress(Exception):
+                await partitioning
         for sig in signals:
             loop.remove_signal_handler(sig)
         db.dispose()

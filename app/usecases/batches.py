@@ -41,6 +41,7 @@ from app.store.models import batch_chunks_table as C
 from app.store.models import batch_results_table as BR
 from app.store.models import batches_table as B
 from app.store.models import findings_table as F
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
 from app.usecases import alerts, offline, reaudits, transparency
 from app.usecases import rounds as round_cases
@@ -636,14 +637,25 @@ def _store_chunk(
                 (line.line_no, line.round_id, "conflict", None, _conflict_problem(line, source, against_sha))
             )
 
+    gone: dict[tuple[str, str], str] = {}
     for key, line in fresh.items():
-        if key not in stored:  # cannot happen without a delete path; say so rather than guess
-            raise RuntimeError(f"round {key} neither inserted nor found")
+        if key not in stored:  # its key is taken by a round of an archived month (the only delete path)
+            archived = repo.archived(s, line.round_id, source, line.jurisdiction)
+            if archived is None:  # cannot happen otherwise; say so rather than guess
+                raise RuntimeError(f"round {key} neither inserted nor found")
+            gone[key] = _archived_problem(line, archived)
+            counts["conflicts"] += 1
+            results.append((line.line_no, line.round_id, "conflict", None, gone[key]))
+            continue
         classify(line, stored[key])
     for line in repeats:
         # Against what is stored under the key: the first line's record if it was inserted now, else the round
         # stored before (a repeat of a conflicting line is a conflict too, never a duplicate of an unstored record).
         key = (line.round_id, line.jurisdiction)
+        if key in gone:
+            counts["conflicts"] += 1
+            results.append((line.line_no, line.round_id, "conflict", None, gone[key]))
+            continue
         classify(line, stored[key] or fresh[key].sha)
     if results:
         if pg:
@@ -674,6 +686,16 @@ def _store_chunk(
     return new
 
 
+def _archived_problem(line: _Line, archived: Any) -> str:
+    """The problem of a line whose round_id is taken by a round of an archived month (its record is in the archive
+    file, not here to compare with): as the single-round API answers it (410)."""
+    try:
+        round_cases.gone(archived)
+    except ServiceError as exc:
+        return orjson.dumps(problem_body(exc)).decode()
+    raise RuntimeError("gone() did not refuse an archived round")
+
+
 def _chain_links(
     inserted: dict[tuple[str, str], int], lines: list[_Line], source: str, started: datetime
 ) -> list[chain.Link]:
@@ -691,14 +713,15 @@ def _store_rounds_generic(
     """Insert the rounds (SQLAlchemy, any dialect) and their findings; classify the keys (see _store_chunk); add
     the chain entries of the rounds inserted to ``links``."""
     stmt = (
-        _dialect_insert(s, R)
+        _dialect_insert(s, RK)
         .on_conflict_do_nothing(index_elements=["round_id", "source", "jurisdiction"])
-        .returning(R.c.id, R.c.round_id, R.c.jurisdiction)
+        .returning(RK.c.id, RK.c.round_id, RK.c.jurisdiction)
     )
-    inserted = {
-        (r.round_id, r.jurisdiction): r.id
-        for r in s.execute(stmt, [_round_values(line, source, started) for line in lines])
-    }
+    values = {(line.round_id, line.jurisdiction): _round_values(line, source, started) for line in lines}
+    keys = [{c: v[c] for c in ("round_id", "source", "jurisdiction", "played_at")} for v in values.values()]
+    inserted = {(r.round_id, r.jurisdiction): r.id for r in s.execute(stmt, keys)}
+    if inserted:  # the rounds under the keys inserted now only
+        s.execute(insert(R), [{**values[k], "id": pk} for k, pk in inserted.items()])
     stored: dict[tuple[str, str], str | None] = dict.fromkeys(inserted)
     taken = [
         (line.round_id, line.jurisdiction)
@@ -710,9 +733,9 @@ def _store_rounds_generic(
         ids = sorted({k[0] for k in taken})
         for i in range(0, len(ids), 500):
             for r in s.execute(
-                select(R.c.round_id, R.c.jurisdiction, R.c.record_sha256).where(
-                    R.c.source == source, R.c.round_id.in_(ids[i : i + 500])
-                )
+                select(RK.c.round_id, RK.c.jurisdiction, R.c.record_sha256)
+                .select_from(repo.keyed_rounds())
+                .where(RK.c.source == source, RK.c.round_id.in_(ids[i : i + 500]))
             ):
                 stored.setdefault((r.round_id, r.jurisdiction), r.record_sha256)
     by_key = {(line.round_id, line.jurisdiction): line for line in lines}
@@ -723,9 +746,9 @@ def _store_rounds_generic(
     return stored
 
 
-# PostgreSQL: the chunk's rounds are COPYed (binary) into a temporary staging table, then moved with ONE
-# INSERT ... SELECT ... ON CONFLICT DO NOTHING RETURNING (the unique constraint still decides duplicates and
-# conflicts, also between chunks racing on one round_id); findings and results are COPYed (no conflict possible).
+# PostgreSQL: the chunk's rounds are COPYed (binary) into a temporary staging table, then moved with ONE statement:
+# their keys INSERT ... SELECT ... ON CONFLICT DO NOTHING RETURNING (the keys' unique constraint still decides
+# duplicates and conflicts, also between chunks racing on one round_id), the rounds under the keys inserted; findings and results are COPYed (no conflict possible).
 _STAGE = "bjaudit_round_stage"
 _STAGE_COLUMNS = (
     ("jurisdiction", "text"),
@@ -746,6 +769,17 @@ _STAGE_COLUMNS = (
     ("void_reason", "text"),
 )
 _STAGE_NAMES = ", ".join(n for n, _ in _STAGE_COLUMNS)
+_MOVE_STAGED = (
+    "WITH k AS (INSERT INTO round_keys (round_id, source, jurisdiction, played_at) "
+    f"SELECT round_id, %(source)s, jurisdiction, played_at FROM {_STAGE} "
+    "ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, round_id, jurisdiction) "
+    f"INSERT INTO rounds (id, source, received_at, {_STAGE_NAMES}) "
+    f"SELECT k.id, %(source)s, %(received_at)s, {', '.join('s.' + n for n, _ in _STAGE_COLUMNS)} "
+    f"FROM k JOIN {_STAGE} s ON s.round_id = k.round_id AND s.jurisdiction = k.jurisdiction "
+    "RETURNING id, round_id, jurisdiction"
+)
+"""The staged rounds' keys (in line order: the locks of the keys in the order of the chunk's lines), then the rounds
+under the keys inserted now (the staged keys are distinct: a chunk's repeats are never staged)."""
 _STAGE_TYPES = [t for _, t in _STAGE_COLUMNS]
 _FINDING_COLUMNS = (
     ("round_pk", "int8"),
@@ -803,20 +837,16 @@ def _store_rounds_pg(
             + ") ON COMMIT DELETE ROWS"
         )
         _copy(cur, _STAGE, _STAGE_COLUMNS, (_stage_row(line) for line in lines))
-        cur.execute(
-            f"INSERT INTO rounds (source, received_at, {_STAGE_NAMES}) "
-            f"SELECT %(source)s, %(received_at)s, {_STAGE_NAMES} FROM {_STAGE} "
-            "ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, round_id, jurisdiction",
-            {"source": source, "received_at": started},
-        )
+        cur.execute(_MOVE_STAGED, {"source": source, "received_at": started})
         inserted = {(r[1], r[2]): r[0] for r in cur.fetchall()}
         stored: dict[tuple[str, str], str | None] = dict.fromkeys(inserted)
         if len(inserted) < len(lines):
             # Another batch or submission holds these: the unique constraint decided; now compare the records.
             cur.execute(
-                "SELECT r.round_id, r.jurisdiction, r.record_sha256 FROM rounds r "
-                f"JOIN {_STAGE} s ON r.round_id = s.round_id AND r.jurisdiction = s.jurisdiction "
-                "WHERE r.source = %(source)s",
+                "SELECT k.round_id, k.jurisdiction, r.record_sha256 FROM round_keys k "
+                f"JOIN {_STAGE} s ON k.round_id = s.round_id AND k.jurisdiction = s.jurisdiction "
+                "JOIN rounds r ON r.id = k.id AND r.played_at = k.played_at "
+                "WHERE k.source = %(source)s",
                 {"source": source},
             )
             for round_id, jurisdiction, sha in cur.fetchall():

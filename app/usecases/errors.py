@@ -9,6 +9,7 @@
       +-- RoundConflict         409  the round_id was already submitted with a different record
       +-- AmbiguousRound        409  the round_id names rounds of several submitters or jurisdictions
       +-- RoundNotFound         404
+      +-- RoundArchived         410  its month was archived (bjaudit archive): the problem says where to
       +-- ShoeNotFound          404  no stored round (of the key's source) has that shoe_id
       +-- AmbiguousShoe         409  the shoe_id names rounds of several submitters or jurisdictions
       +-- ShoeTooLarge          422  more rounds under one shoe_id than a reconciliation reads
@@ -99,6 +100,10 @@ class AmbiguousRound(ServiceError):
 
 class RoundNotFound(ServiceError):
     status, slug, title = 404, "round-not-found", "No such round"
+
+
+class RoundArchived(ServiceError):
+    status, slug, title = 410, "round-archived", "The round's month was archived"
 
 
 class ShoeNotFound(ServiceError):

@@ -111,6 +111,8 @@ class Entry:
     """Other ways the row disagrees with itself (its findings rows, its record_sha256 column, its audit re-run)."""
     received_at: datetime | None = None
     """A round's receipt."""
+    archived: bool = False
+    """The row is gone because its month was archived (its key is known, the month is in ``archives``)."""
 
 
 @dataclass
@@ -126,6 +128,8 @@ class Report:
     complete: bool = True
     """False: stopped by its deadline before the head; ``checkpoint`` says how far it came."""
     checkpoint: Checkpoint | None = None
+    archived: int = 0
+    """Entries whose row is in an archived month: not tampering (docs/retention.md)."""
 
     def add(self, problem: Problem) -> None:
         self.problem_count += 1
@@ -147,6 +151,7 @@ class Report:
             "problems": [p.to_dict() for p in self.problems],
             "complete": self.complete,
             "from_seq": 0 if self.since is None else self.since.seq,
+            "archived": self.archived,
             "verified": None if self.checkpoint is None else self.checkpoint.to_dict(),
         }
 
@@ -249,6 +254,9 @@ def check_entries(
 
 def _check_row(e: Entry, report: Report) -> None:
     noun = e.kind
+    if e.row_digest is None and e.archived:
+        report.archived += 1
+        return
     if e.row_digest is None:
         report.add(Problem(e.seq, "deleted", e.label, f"the {noun} it records is no longer stored"))
         return
@@ -518,6 +526,7 @@ def _entries(
     session: Session, source: str, after: int, upto: int, page: int, replay: bool, walk: _Walk
 ) -> Iterator[Entry]:
     jobs: dict[str, chain.ReauditJob] = {}
+    archived: frozenset[datetime] | None = None
     while after < upto:
         rows = chain.entries_page(session, source, after, upto, page)
         after = min(after + page, upto)  # a range of seqs: a page with entries deleted is shorter, or empty
@@ -527,14 +536,19 @@ def _entries(
         pks += [int(r.a_round_pk) for r in rows if r.a_id is not None]
         findings = chain.findings_of(session, pks)
         ctx = _context(session, rows, jobs) if replay else None
+        if archived is None:
+            archived = chain.archived_months(session)
         for r in rows:
-            yield walk.passing(_entry(r, findings, ctx))
+            yield walk.passing(_entry(r, findings, ctx, archived))
         if walk.out_of_time():
             return
 
 
 def _entry(
-    r: Any, findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]]], ctx: Context | None
+    r: Any,
+    findings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]]],
+    ctx: Context | None,
+    archived: frozenset[datetime] = frozenset(),
 ) -> Entry:
     row_digest: bytes | None = None
     why: list[str] = []
@@ -573,8 +587,10 @@ def _entry(
                 why += replay_problems(
                     {**values, "source": r.a_source, "jurisdiction": r.a_jurisdiction}, bytes(r.a_record), ctx
                 )
+    played = r.k_played_at if r.kind == "round" else r.ak_played_at if r.kind == "audit" else None
+    gone = row_digest is None and played is not None and chain.month_start(played) in archived
     return Entry(
-        int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why), received
+        int(r.seq), r.kind, r.label, bytes(r.digest), bytes(r.hash), row_digest, tuple(why), received, gone
     )
 
 

@@ -32,6 +32,7 @@ from app.usecases.auditing import catalogue, rule_details
 from app.usecases.errors import (
     AmbiguousRound,
     InvalidQuery,
+    RoundArchived,
     RoundConflict,
     RoundNotFound,
 )
@@ -182,9 +183,10 @@ def submit_round(
     row = round_row(done, record, digest, source, received_at)
     pk = repo.insert_round(session, row)
     if pk is None:
-        return replayed(
-            repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
-        )
+        stored = repo.stored_submission(session, rnd.round_id, source, rnd.jurisdiction)
+        if stored is None:  # its key is taken by a round of an archived month
+            gone(repo.archived(session, rnd.round_id, source, rnd.jurisdiction))
+        return replayed(stored, rnd, source, digest)
     repo.insert_findings(session, repo.finding_rows(pk, done.result.get("findings", ()), source, rnd))
     chain.append(session, source, "round", pk, chain.round_content(row))
     metrics.audited(done.result, "single")
@@ -212,9 +214,10 @@ async def submit_round_pg(
     findings = repo.finding_rows(0, done.result.get("findings", ()), source, rnd)
     pk = await pg.insert_round(round_row(done, record, digest, source, received_at), findings, key_id)
     if pk is None:
-        return replayed(
-            await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction), rnd, source, digest
-        )
+        stored = await pg.stored_submission(rnd.round_id, source, rnd.jurisdiction)
+        if stored is None:  # its key is taken by a round of an archived month
+            gone(await pg.archived(rnd.round_id, source, rnd.jurisdiction))
+        return replayed(stored, rnd, source, digest)
     metrics.audited(done.result, "single")
     return Submitted(True, rnd.round_id, rnd.jurisdiction, done.body, len(findings))
 
@@ -237,6 +240,8 @@ def lookup_round(session: Session, round_id: str, source: str | None, jurisdicti
     """The auditor's view of one stored round, as JSON: the record as received, its latest audit, the history of
     its audits, the rules cited."""
     rows = repo.find_rounds(session, round_id, source, jurisdiction)
+    if not rows:
+        gone(repo.archived(session, round_id, source, jurisdiction))
     later = repo.audits_of(session, rows[0].id) if len(rows) == 1 and rows[0].latest_no is not None else ()
     return lookup_answer(rows, round_id, source, later)
 
@@ -244,8 +249,20 @@ def lookup_round(session: Session, round_id: str, source: str | None, jurisdicti
 async def lookup_round_pg(pg: PgRounds, round_id: str, source: str | None, jurisdiction: str | None) -> bytes:
     """:func:`lookup_round` on PostgreSQL without a session."""
     rows = await pg.find_rounds(round_id, source, jurisdiction)
+    if not rows:
+        gone(await pg.archived(round_id, source, jurisdiction))
     later = await pg.audits_of(rows[0].id) if len(rows) == 1 and rows[0].latest_no is not None else []
     return lookup_answer(rows, round_id, source, later)
+
+
+def gone(archived: Any) -> None:
+    """:class:`RoundArchived` for a round whose month was archived (``archived``: where it went), else nothing."""
+    if archived is not None:
+        raise RoundArchived(
+            f"Round {archived.round_id!r} ({archived.source}, {archived.jurisdiction}) was archived with its month "
+            f"on {archived.archived_at:%Y-%m-%d} to {archived.path}; `bjaudit restore` brings the month back.",
+            extra={"archive": archived.path, "archived_at": archived.archived_at.isoformat()},
+        )
 
 
 def _one(rows: Sequence[Any], round_id: str, source: str | None) -> Any:

@@ -39,6 +39,8 @@ def engine(database_url: str) -> Iterator[Engine]:  # noqa: F811
             "findings",
             "audits",
             "rounds",
+            "round_keys",
+            "archives",
             "table_elections",
             "chain_entries",
             "chain_heads",

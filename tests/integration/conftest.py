@@ -102,6 +102,8 @@ def engine(database_url: str) -> Iterator[Engine]:
         conn.execute(text("DELETE FROM findings"))
         conn.execute(text("DELETE FROM audits"))
         conn.execute(text("DELETE FROM rounds"))
+        conn.execute(text("DELETE FROM round_keys"))
+        conn.execute(text("DELETE FROM archives"))
         conn.execute(text("DELETE FROM table_elections"))
         conn.execute(text("DELETE FROM chain_entries"))  # a fresh database: no chain either
         conn.execute(text("DELETE FROM chain_heads"))

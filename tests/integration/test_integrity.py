@@ -253,11 +253,15 @@ def delete_a_chain_entry(engine: Engine) -> int:
 def insert_a_round_row(engine: Engine) -> None:
     owner(
         engine,
-        "INSERT INTO rounds (source, jurisdiction, round_id, table_id, played_at, dealer_id, shoe_id, received_at, "
-        "record, record_sha256, verdict, ruleset, engine_version, elections_source, elections_id, finding_count, "
-        "audit) SELECT source, jurisdiction, 'FORGED-1', table_id, played_at, dealer_id, shoe_id, received_at, "
-        "record, record_sha256, verdict, ruleset, engine_version, elections_source, elections_id, 0, audit "
-        "FROM rounds WHERE id = :id",
+        "INSERT INTO round_keys (round_id, source, jurisdiction, played_at) "
+        "SELECT 'FORGED-1', source, jurisdiction, played_at FROM rounds WHERE id = :id",
+        "INSERT INTO rounds (id, source, jurisdiction, round_id, table_id, played_at, dealer_id, shoe_id, "
+        "received_at, record, record_sha256, verdict, ruleset, engine_version, elections_source, elections_id, "
+        "finding_count, audit) SELECT k.id, r.source, r.jurisdiction, 'FORGED-1', r.table_id, r.played_at, "
+        "r.dealer_id, r.shoe_id, r.received_at, r.record, r.record_sha256, r.verdict, r.ruleset, r.engine_version, "
+        "r.elections_source, r.elections_id, 0, r.audit FROM rounds r "
+        "JOIN round_keys k ON k.round_id = 'FORGED-1' AND k.source = r.source AND k.jurisdiction = r.jurisdiction "
+        "WHERE r.id = :id",
         id=entry_of(engine, 1).ref_id,
     )
     return None
@@ -652,6 +656,7 @@ def test_integrity_over_http_with_the_read_scope(
         "problems": [],
         "complete": True,
         "from_seq": 0,
+        "archived": 0,
         "verified": None,
     }
     assert report.json()["verified"]["seq"] == 1
@@ -700,7 +705,7 @@ def test_the_migration_chains_what_was_stored_before_it(tmp_path: Path, examples
                 with Session(bind=conn) as s:
                     # The schema of that revision: rounds had no void_reason, findings no audit_no (every finding
                     # was of audit 1) nor corrections.
-                    then = {k: v for k, v in row.items() if k != "void_reason"}
+                    then = {k: v for k, v in row.items() if k != "void_reason"} | {"id": i + 1}
                     pk = s.execute(
                         insert(rounds_table).values(then).returning(rounds_table.c.id)
                     ).scalar_one()

@@ -1,0 +1,284 @@
+"""Retention (issue 21): whole months of rounds archived to files and their partitions dropped; archives restored.
+
+``archive`` writes each month wholly before a date (a month partition of ``rounds``; PostgreSQL only) as gzip NDJSON:
+one line a round — its record as received (base64), its columns and first audit, its re-audits, its findings rows and
+its chain entry (seq, hash) — and a manifest beside it (counts, the file's SHA-256). It reads the file back and checks
+it against the database before anything is removed; then, in one transaction, it records the archive (``archives``),
+detaches the month's partitions of ``rounds`` and ``findings``, checks that they hold exactly what was written (no
+round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the rounds' keys: a lookup of one answers
+410 with where it went, and integrity verification reports its chain entry as archived, not deleted. Re-audits
+(``audits``) and chain entries stay: they are small, and the chain must stay whole.
+
+A month is refused while a live webhook subscription of a source has not passed one of the month's chain entries
+(``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest,
+makes the month's partitions again and inserts its rounds and findings. docs/retention.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from sqlalchemy import Connection, text
+
+from app.store import partitions
+from app.store.db import Database
+from app.store.models import findings_table as F
+from app.store.models import rounds_table as R
+
+
+class RetentionRefused(Exception):
+    """A month that cannot be archived or restored now (why is the message); nothing of it was removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Archived:
+    month: date
+    path: Path
+    rounds: int
+    findings: int
+    sha256: str
+
+
+_ROUND_COLUMNS = [c.name for c in R.c]
+_FINDING_COLUMNS = [c.name for c in F.c]
+_REAUDIT_COLUMNS = (
+    "audit_no",
+    "reaudit_id",
+    "created_at",
+    "verdict",
+    "ruleset",
+    "engine_version",
+    "elections_source",
+    "elections_id",
+    "finding_count",
+    "audit",
+    "void_reason",
+)
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, bytes | memoryview):
+        return base64.b64encode(bytes(value)).decode()
+    return value
+
+
+def _bound(month: date) -> datetime:
+    return datetime(month.year, month.month, 1, tzinfo=UTC)
+
+
+def months_before(conn: Connection, before: date) -> list[date]:
+    """The months whose ``rounds`` partition exists and ends at or before ``before``, oldest first."""
+    names = conn.execute(
+        text(
+            "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "WHERE i.inhparent = 'rounds'::regclass AND c.relkind = 'r'"
+        )
+    ).scalars()
+    found = []
+    for name in names:
+        if name == "rounds_default" or not partitions.is_partition(name):
+            continue
+        month = date(int(name[7:11]), int(name[12:14]), 1)
+        if partitions.add_months(month, 1) <= before:
+            found.append(month)
+    return sorted(found)
+
+
+def _undelivered(conn: Connection, part: str) -> int:
+    """Chain entries of the month's rounds that a live subscription of their source has not passed."""
+    return int(
+        conn.execute(
+            text(
+                f"SELECT count(*) FROM {part} r JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id "
+                "WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE s.source = e.source AND s.deleted_at IS NULL "
+                "AND s.cursor_seq < e.seq)"
+            )
+        ).scalar_one()
+    )
+
+
+def _lines(conn: Connection, month: date) -> Iterator[bytes]:
+    part = f"rounds_{month:%Y_%m}"
+    lo, hi = _bound(month), _bound(partitions.add_months(month, 1))
+    findings: dict[int, list[dict[str, Any]]] = {}
+    for row in conn.execute(
+        text(
+            "SELECT * FROM findings WHERE played_at >= :lo AND played_at < :hi ORDER BY round_pk, audit_no, seq"
+        ),
+        {"lo": lo, "hi": hi},
+    ).mappings():
+        findings.setdefault(int(row["round_pk"]), []).append({c: _json(row[c]) for c in _FINDING_COLUMNS})
+    reaudits: dict[int, list[dict[str, Any]]] = {}
+    for row in conn.execute(
+        text(f"SELECT a.* FROM audits a JOIN {part} r ON r.id = a.round_pk ORDER BY a.round_pk, a.audit_no")
+    ).mappings():
+        reaudits.setdefault(int(row["round_pk"]), []).append({c: _json(row[c]) for c in _REAUDIT_COLUMNS})
+    # The rounds (≈ 2 KB each, millions a month) stream through a server-side cursor; the month's findings and
+    # re-audits (a few percent of its rounds) are held, by round.
+    for row in (
+        conn.execution_options(stream_results=True, yield_per=1000)
+        .execute(
+            text(
+                f"SELECT r.*, e.seq AS chain_seq, e.hash AS chain_hash FROM {part} r "
+                "LEFT JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id ORDER BY r.id"
+            )
+        )
+        .mappings()
+    ):
+        pk = int(row["id"])
+        doc = {c: _json(row[c]) for c in _ROUND_COLUMNS}
+        doc["chain"] = {"seq": row["chain_seq"], "hash": _json(row["chain_hash"])}
+        doc["reaudits"] = reaudits.get(pk, [])
+        doc["findings"] = findings.get(pk, [])
+        yield orjson.dumps(doc) + b"\n"
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_archive(path: Path) -> Iterator[dict[str, Any]]:
+    with gzip.open(path, "rb") as f:
+        for line in f:
+            yield orjson.loads(line)
+
+
+def _verify_file(path: Path, rounds: int, findings: int) -> None:
+    """Read the file back: as many rounds and findings as the month holds, each record's SHA-256 its stored one."""
+    n = m = 0
+    for doc in read_archive(path):
+        record = base64.b64decode(doc["record"])
+        if hashlib.sha256(record).hexdigest() != doc["record_sha256"]:
+            raise RetentionRefused(f"{path}: round {doc['round_id']!r} read back is not its record")
+        n += 1
+        m += len(doc["findings"])
+    if (n, m) != (rounds, findings):
+        raise RetentionRefused(
+            f"{path}: read back {n} rounds and {m} findings, the month holds {rounds} and {findings}"
+        )
+
+
+def archive_month(db: Database, month: date, to: Path, by: str) -> Archived:
+    """Archive one month (see the module's docstring); :class:`RetentionRefused` leaves it as it was."""
+    part, fpart = f"rounds_{month:%Y_%m}", f"findings_{month:%Y_%m}"
+    path = to / f"bjaudit-rounds-{month:%Y-%m}.ndjson.gz"
+    # One snapshot for the file and the counts.
+    with db.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn, conn.begin():
+        if _undelivered(conn, part):
+            raise RetentionRefused(
+                f"{month:%Y-%m}: a webhook subscription has not delivered its findings yet (its cursor is before "
+                "the month's chain entries): archive it once they are"
+            )
+        rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
+        findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
+        to.mkdir(parents=True, exist_ok=True)
+        with gzip.open(path, "wb") as out:
+            for line in _lines(conn, month):
+                out.write(line)
+    _verify_file(path, rounds, findings)
+    sha = _sha256_of(path)
+    now = datetime.now(UTC)
+    manifest = {
+        "month": f"{month:%Y-%m}",
+        "file": path.name,
+        "sha256": sha,
+        "bytes": path.stat().st_size,
+        "rounds": rounds,
+        "findings": findings,
+        "archived_at": _json(now),
+        "archived_by": by,
+        "format": "gzip NDJSON: one round a line (record base64), its reaudits, findings and chain entry",
+    }
+    path.with_suffix("").with_suffix(".manifest.json").write_bytes(
+        orjson.dumps(manifest, option=orjson.OPT_INDENT_2)
+    )
+    with db.engine.begin() as conn:
+        conn.execute(text("SET LOCAL lock_timeout = '10s'"))
+        conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
+        conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))
+        now_rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
+        now_findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
+        if (now_rounds, now_findings) != (rounds, findings) or _undelivered(conn, part):
+            raise RetentionRefused(
+                f"{month:%Y-%m}: rounds arrived while it was written: run the archive again"
+            )
+        conn.execute(
+            text(
+                "INSERT INTO archives (month, path, rounds, findings, sha256, archived_at, archived_by) "
+                "VALUES (:month, :path, :rounds, :findings, :sha, :at, :by)"
+            ),
+            {
+                "month": _bound(month),
+                "path": str(path.resolve()),
+                "rounds": rounds,
+                "findings": findings,
+                "sha": sha,
+                "at": now,
+                "by": by,
+            },
+        )
+        conn.execute(text(f"DROP TABLE {part}"))
+        conn.execute(text(f"DROP TABLE {fpart}"))
+    return Archived(month, path, rounds, findings, sha)
+
+
+def archive(db: Database, before: date, to: Path, by: str) -> list[Archived]:
+    """Every month wholly before ``before``, oldest first; stops at the first refused (what was archived stays)."""
+    if db.engine.dialect.name != "postgresql":
+        raise RetentionRefused("archiving drops monthly partitions: PostgreSQL only")
+    with db.engine.connect() as conn:
+        months = months_before(conn, before)
+    return [archive_month(db, month, to, by) for month in months]
+
+
+def restore(db: Database, path: Path) -> Archived:
+    """Bring back the month of an archive file after checking it against its manifest."""
+    manifest_path = path.with_suffix("").with_suffix(".manifest.json")
+    manifest = orjson.loads(manifest_path.read_bytes())
+    sha = _sha256_of(path)
+    if sha != manifest["sha256"]:
+        raise RetentionRefused(f"{path}: its SHA-256 is not the manifest's: the file changed")
+    _verify_file(path, int(manifest["rounds"]), int(manifest["findings"]))
+    year, mon = (int(x) for x in str(manifest["month"]).split("-"))
+    month = date(year, mon, 1)
+    with db.engine.begin() as conn:
+        if partitions.ensure_months(conn, [month])[month] == "skipped":
+            raise RetentionRefused(f"{month:%Y-%m}: rounds of that month are in the DEFAULT partition")
+        if conn.execute(text(f"SELECT EXISTS (SELECT 1 FROM rounds_{month:%Y_%m})")).scalar_one():
+            raise RetentionRefused(
+                f"{month:%Y-%m}: the month holds rounds (restored already?): nothing was restored"
+            )
+        for doc in read_archive(path):
+            values = {c: doc[c] for c in _ROUND_COLUMNS}
+            values["record"] = base64.b64decode(doc["record"])
+            conn.execute(R.insert(), values_typed(values, R))
+            if doc["findings"]:
+                conn.execute(F.insert(), [values_typed(f, F) for f in doc["findings"]])
+        conn.execute(
+            text("UPDATE archives SET restored_at = :at WHERE month = :m AND restored_at IS NULL"),
+            {"at": datetime.now(UTC), "m": _bound(month)},
+        )
+    return Archived(month, path, int(manifest["rounds"]), int(manifest["findings"]), sha)
+
+
+def values_typed(doc: dict[str, Any], table: Any) -> dict[str, Any]:
+    """An archived row's JSON values as the table's columns take them (timestamps parsed)."""
+    out = dict(doc)
+    for c in table.c:
+        if c.name in out and isinstance(out[c.name], str) and c.name.endswith(("_at",)):
+            out[c.name] = datetime.fromisoformat(out[c.name].replace("Z", "+00:00"))
+    return out

@@ -1,0 +1,202 @@
+"""Retention (issue 21): ``bjaudit archive`` writes whole months to verified files and drops their partitions; a lookup
+of an archived round answers 410 saying where it went; verification counts its entries as archived, not deleted;
+``bjaudit restore`` brings the month back. PostgreSQL only (SQLite has no partitions to drop)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, text
+
+from app.config import Settings
+from app.store import partitions
+from app.store.db import Database
+from app.usecases import integrity, retention
+
+from .test_grouped_storing import row_of
+from .test_partitions import played_at, round_played, stored
+
+ON_POSTGRES = pytest.mark.parametrize(
+    "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+OCTOBER, NOVEMBER = date(2024, 10, 1), date(2024, 11, 1)
+
+
+@pytest.fixture
+def db(database_url: str, engine: Engine) -> Iterator[Database]:
+    database = Database.from_settings(Settings(database_url=database_url))
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def two_months(
+    database_url: str, engine: Engine, examples: dict[str, bytes], client: TestClient
+) -> dict[str, bytes]:
+    """Three rounds of source ``default``: two played in October 2024, one in November."""
+    with engine.begin() as conn:
+        partitions.ensure_months(conn, [OCTOBER, NOVEMBER])
+    played = {
+        "nj-compliant-double": datetime(2024, 10, 3, 12, tzinfo=UTC),
+        "nj-double-then-dealer-blackjack": datetime(2024, 10, 30, 23, 59, tzinfo=UTC),
+        "nj-dealer-draws-on-hard-17": datetime(2024, 11, 1, tzinfo=UTC),
+    }
+    records = {name: played_at(examples[name], f"{when:%Y-%m-%dT%H:%M:%SZ}") for name, when in played.items()}
+    for record in records.values():
+        assert stored(database_url, *row_of(record, "default"), False) is not None
+    return records
+
+
+def verify(db: Database) -> integrity.Report:
+    with db.reading() as s:
+        return integrity.verify_source(s, "default")
+
+
+def exists(engine: Engine, table: str) -> bool:
+    with engine.connect() as conn:
+        return bool(conn.execute(text("SELECT to_regclass(:t) IS NOT NULL"), {"t": table}).scalar_one())
+
+
+@ON_POSTGRES
+def test_a_month_is_archived_verified_and_dropped_and_its_rounds_answer_410(
+    database_url: str,
+    db: Database,
+    engine: Engine,
+    client: TestClient,
+    two_months: dict[str, bytes],
+    rows: Callable[..., int],
+    tmp_path: Path,
+) -> None:
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    assert (done.month, done.rounds, done.findings) == (OCTOBER, 2, 1)
+    assert not exists(engine, "rounds_2024_10") and not exists(engine, "findings_2024_10")
+    assert exists(engine, "rounds_2024_11")
+    assert rows("rounds") == 1 and rows("round_keys") == 3  # the keys stay: the round_ids stay taken
+
+    # The file: each round's record as received, its findings, its chain entry; the manifest's SHA-256 is the file's.
+    with gzip.open(done.path, "rb") as f:
+        lines = [orjson.loads(line) for line in f]
+    assert sorted(d["round_id"] for d in lines) == ["EX-NJ-0001", "EX-NJ-0003"]
+    records = {d["round_id"]: base64.b64decode(d["record"]) for d in lines}
+    assert records["EX-NJ-0001"] == two_months["nj-compliant-double"]
+    assert all(d["chain"]["seq"] for d in lines)
+    assert [len(d["findings"]) for d in sorted(lines, key=lambda d: d["round_id"])] == [0, 1]
+    manifest = orjson.loads((tmp_path / "bjaudit-rounds-2024-10.manifest.json").read_bytes())
+    assert manifest["sha256"] == hashlib.sha256(done.path.read_bytes()).hexdigest() == done.sha256
+    assert (manifest["rounds"], manifest["findings"], manifest["archived_by"]) == (2, 1, "auditor")
+
+    gone = client.get("/v1/rounds/EX-NJ-0001")
+    assert gone.status_code == 410, gone.text
+    problem = gone.json()
+    assert problem["archive"] == str(done.path.resolve())
+    assert problem["type"].endswith("round-archived")
+    assert client.get("/v1/rounds/EX-NJ-0002").status_code == 200  # November stays
+    assert client.get("/v1/rounds/NO-SUCH").status_code == 404
+
+    report = verify(db)
+    assert report.ok, report.to_dict()  # archived, not tampered with
+    assert report.archived == 2 and report.entries == 3
+
+    # A round_id of the archived month is still taken.
+    again = round_played(two_months["nj-compliant-double"], datetime(2024, 11, 5, tzinfo=UTC))
+    assert stored(database_url, *again, False) is None
+
+
+@ON_POSTGRES
+def test_an_archived_month_is_restored_from_its_file(
+    db: Database, engine: Engine, client: TestClient, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    before = client.get("/v1/rounds/EX-NJ-0003").content
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    restored = retention.restore(db, done.path)
+    assert (restored.month, restored.rounds, restored.findings) == (OCTOBER, 2, 1)
+    assert exists(engine, "rounds_2024_10")
+    assert client.get("/v1/rounds/EX-NJ-0003").content == before
+    report = verify(db)
+    assert report.ok and report.archived == 0, report.to_dict()
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT restored_at IS NOT NULL FROM archives")).scalar_one()
+
+
+@ON_POSTGRES
+def test_a_changed_archive_file_is_not_restored(
+    db: Database, engine: Engine, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    data = gzip.decompress(done.path.read_bytes()).replace(b"EX-NJ-0001", b"EX-NJ-0009")
+    done.path.write_bytes(gzip.compress(data))
+    with pytest.raises(retention.RetentionRefused, match="not the manifest's"):
+        retention.restore(db, done.path)
+    assert not exists(engine, "rounds_2024_10")
+
+
+@ON_POSTGRES
+def test_a_month_a_webhook_has_not_delivered_is_refused_and_kept(
+    db: Database, engine: Engine, client: TestClient, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO subscriptions (id, source, url, secret, filters, created_at, created_by, cursor_seq, "
+                "cursor_index) VALUES ('sub_test', 'default', 'https://example.invalid/', 'whsec_x', '{}', now(), "
+                "'test', 1, 0)"
+            )
+        )
+    try:
+        with pytest.raises(retention.RetentionRefused, match="webhook subscription"):
+            retention.archive(db, NOVEMBER, tmp_path, "auditor")
+        assert exists(engine, "rounds_2024_10")
+        assert client.get("/v1/rounds/EX-NJ-0003").status_code == 200
+        with engine.begin() as conn:  # delivered past the month's entries: now it may go
+            conn.execute(text("UPDATE subscriptions SET cursor_seq = 3"))
+        assert [a.month for a in retention.archive(db, NOVEMBER, tmp_path, "auditor")] == [OCTOBER]
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text("DELETE FROM subscriptions"))
+
+
+@ON_POSTGRES
+def test_the_command_line_archives_and_restores_and_says_why_it_refuses(
+    database_url: str, engine: Engine, client: TestClient, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DATABASE_URL": database_url}
+
+    def bjaudit(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", *argv],
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    bad = bjaudit("archive", "--before", "soon", "--to", str(tmp_path))
+    assert bad.returncode == 2 and "give a date" in bad.stderr
+    done = bjaudit("archive", "--before", "2024-11-01", "--to", str(tmp_path), "--by", "J. Smith")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("2024-10: 2 rounds, 1 findings -> ")
+    assert client.get("/v1/rounds/EX-NJ-0003").status_code == 410
+    again = bjaudit("archive", "--before", "2024-11-01", "--to", str(tmp_path))
+    assert again.returncode == 0 and "no month partition ends on or before 2024-11-01" in again.stdout
+    file = tmp_path / "bjaudit-rounds-2024-10.ndjson.gz"
+    back = bjaudit("restore", str(file))
+    assert back.returncode == 0, back.stderr
+    assert "2024-10: 2 rounds, 1 findings restored" in back.stdout
+    assert client.get("/v1/rounds/EX-NJ-0003").status_code == 200
+    twice = bjaudit("restore", str(file))
+    assert twice.returncode == 1 and "restored already?" in twice.stderr
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT archived_by FROM archives")).scalar_one() == "J. Smith"
