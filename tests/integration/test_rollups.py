@@ -20,6 +20,7 @@ from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import chain_heads_table as CH
 from app.store.models import findings_table as F
+from app.store.models import round_keys_table as K
 from app.store.models import rounds_table as R
 from app.store.reports import GROUP_BY, Summary
 from app.usecases.reports import Report, summary
@@ -104,7 +105,9 @@ class Store:
             "audit": "{}",
             "void_reason": None,
         }
-        pk = int(self.s.execute(insert(R).values(**row).returning(R.c.id)).scalar_one())
+        key = {k: row[k] for k in ("round_id", "source", "jurisdiction", "played_at")}
+        pk = int(self.s.execute(insert(K).values(**key).returning(K.c.id)).scalar_one())  # the round's id
+        self.s.execute(insert(R).values(id=pk, **row))
         count, voided = self._findings(pk, 1, row)
         self.s.execute(
             text("UPDATE rounds SET finding_count = :c, void_reason = :v WHERE id = :pk"),
