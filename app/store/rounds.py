@@ -317,11 +317,14 @@ def search_conditions(q: Search) -> list[Any]:
     if q.corrected is not None:
         found.append(F.c.corrected_by.is_not(None) if q.corrected else F.c.corrected_by.is_(None))
     if found:
-        conds.append(
-            exists().where(
-                F.c.round_pk == R.c.id, F.c.played_at == R.c.played_at, *found, finding_is_latest()
-            )
-        )
+        of_round = (F.c.round_pk == R.c.id, F.c.played_at == R.c.played_at, *found, finding_is_latest())
+        if q.rule is None:
+            # Looked for round by round, newest first (OFFSET 0 keeps the subquery from being planned as a join):
+            # over monthly partitions PostgreSQL misjudged that join and read every round (corrected=true at 10^6:
+            # 55 ms before partitions, 700 ms after, 40 ms so); each probe reads the round's own month.
+            conds.append(exists(select(literal(1)).where(*of_round).offset(0)))
+        else:
+            conds.append(exists().where(*of_round))
     if q.after is not None:
         conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
     return conds

@@ -12,7 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.store.models import batches_table as B
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
+from app.store.rounds import keyed_rounds
 from app.usecases import alerts, batches, offline
 from app.usecases import rounds as round_cases
 from app.usecases.what_if import WhatIf
@@ -86,7 +88,11 @@ def played_at_local(session: Session, keys: list[tuple[str, str, str]]) -> dict[
     if not keys:
         return {}
     ids = sorted({k[0] for k in keys})
-    stmt = select(R.c.round_id, R.c.source, R.c.jurisdiction, R.c.record).where(R.c.round_id.in_(ids))
+    stmt = (
+        select(RK.c.round_id, RK.c.source, RK.c.jurisdiction, R.c.record)
+        .select_from(keyed_rounds())
+        .where(RK.c.round_id.in_(ids))  # by the keys: one partition a round
+    )
     wanted = set(keys)
     out: dict[tuple[str, str, str], str] = {}
     for r in session.execute(stmt):
@@ -112,6 +118,8 @@ def what_if_audit(session: Session, record: bytes, source: str, asked: WhatIf) -
 def round_alerts(session: Session, round_id: str, source: str, jurisdiction: str) -> list[alerts.Shown]:
     """A stored round's alerts (the findings of the audit stored with it), with their acknowledgements."""
     pk = session.execute(
-        select(R.c.id).where(R.c.round_id == round_id, R.c.source == source, R.c.jurisdiction == jurisdiction)
+        select(RK.c.id).where(
+            RK.c.round_id == round_id, RK.c.source == source, RK.c.jurisdiction == jurisdiction
+        )
     ).scalar_one_or_none()
     return [] if pk is None else alerts.alerts_of_round(session, source, int(pk))

@@ -56,10 +56,13 @@ def test_the_search_by_verdict_and_void_finds_what_its_definition_finds(engine: 
                     {"source": "casino-a"},
                     {"table": "BJ2"},
                     {"rule": "NZ-6.3"},
+                    {"corrected": True},
+                    {"corrected": False},
+                    {"corrected": True, "table": "BJ1"},
                     {"played_from": datetime(2026, 2, 10, tzinfo=UTC)},
                 ):
                     q = Search(verdict=verdict, voided=voided, **extra)
-                    if verdict is None and voided is None:
+                    if verdict is None and voided is None and not extra:
                         continue
                     pages = 0
                     while True:
