@@ -618,6 +618,8 @@ class RollupCursorRow(Base):
 
     source: Mapped[str] = mapped_column(String(128), primary_key=True)
     seq: Mapped[int] = mapped_column(BigInteger)
+
+
 round_keys_table = cast(Table, RoundKeyRow.__table__)
 
 

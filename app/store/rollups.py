@@ -387,6 +387,12 @@ def roll(session: Session, source: str, limit: int = PASS_ENTRIES) -> int | None
     return len(entries)
 
 
+def add_rolled(session: Session, rows: Mapping[GroupKey, Sequence[int]]) -> None:
+    """Add ``rows`` (:func:`delta` of entries the rollers have passed) to the rollups, in the caller's transaction:
+    a month restored from an archive (app/usecases/retention.py)."""
+    _store(session, rows)
+
+
 # --- reading: the rollups and the tail ------------------------------------------------------------------------------
 
 

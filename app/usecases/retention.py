@@ -11,7 +11,8 @@ round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the 
 
 A month is refused while a live webhook subscription of a source has not passed one of the month's chain entries
 (``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest,
-makes the month's partitions again and inserts its rounds and findings. docs/retention.md.
+makes the month's partitions again and inserts its rounds and findings. The reports' rollups follow: an archived
+month leaves them, a restored one comes back to them. docs/retention.md.
 """
 
 from __future__ import annotations
@@ -26,11 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, and_, or_, select, text
+from sqlalchemy.orm import Session
 
-from app.store import partitions
+from app.store import partitions, rollups
 from app.store.db import Database
+from app.store.models import audits_table as A
+from app.store.models import chain_entries_table as CE
 from app.store.models import findings_table as F
+from app.store.models import report_rollups_table as RU
+from app.store.models import rollup_cursors_table as RC
 from app.store.models import rounds_table as R
 
 
@@ -208,6 +214,7 @@ def archive_month(db: Database, month: date, to: Path, by: str) -> Archived:
     )
     with db.engine.begin() as conn:
         conn.execute(text("SET LOCAL lock_timeout = '10s'"))
+        _rollups_without(conn, month)
         conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
         conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))
         now_rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
@@ -262,17 +269,61 @@ def restore(db: Database, path: Path) -> Archived:
             raise RetentionRefused(
                 f"{month:%Y-%m}: the month holds rounds (restored already?): nothing was restored"
             )
+        restored: list[int] = []
         for doc in read_archive(path):
             values = {c: doc[c] for c in _ROUND_COLUMNS}
             values["record"] = base64.b64decode(doc["record"])
             conn.execute(R.insert(), values_typed(values, R))
+            restored.append(int(values["id"]))
             if doc["findings"]:
                 conn.execute(F.insert(), [values_typed(f, F) for f in doc["findings"]])
+        _rollups_with(conn, restored)
         conn.execute(
             text("UPDATE archives SET restored_at = :at WHERE month = :m AND restored_at IS NULL"),
             {"at": datetime.now(UTC), "m": _bound(month)},
         )
     return Archived(month, path, int(manifest["rounds"]), int(manifest["findings"]), sha)
+
+
+# --- the reports' rollups (app/store/rollups.py) -----------------------------------------------------------------
+# A report counts what the store holds: the month archived leaves the rollups with it, and comes back to them when it
+# is restored. Both lock the rollers' cursors first (a roller holds its source's cursor row while it adds), so that no
+# roller adds what it read of the month before the change after it.
+
+
+def _rollups_without(conn: Connection, month: date) -> None:
+    """Take the archived month out of the rollups (its days' rows and its month's: a round is in the rows of the day
+    it was played)."""
+    conn.execute(text(f"LOCK TABLE {RC.name} IN EXCLUSIVE MODE"))
+    conn.execute(
+        text(f"DELETE FROM {RU.name} WHERE day >= :first AND day < :end"),
+        {"first": month, "end": partitions.add_months(month, 1)},
+    )
+
+
+def _rollups_with(conn: Connection, restored: list[int]) -> None:
+    """Add the restored rounds back to the rollups: what the chain entries of the rounds and their re-audits that the
+    rollers had added contribute (those past a cursor the rollers add when they get there)."""
+    conn.execute(text(f"LOCK TABLE {RC.name} IN EXCLUSIVE MODE"))
+    if not restored:
+        return
+    session = Session(bind=conn)
+    ids = sorted(restored)
+    rolled = [
+        rollups.Entry(row.source, int(row.seq), row.kind, int(row.ref_id))
+        for row in conn.execute(
+            select(CE.c.source, CE.c.seq, CE.c.kind, CE.c.ref_id)
+            .select_from(CE.join(RC, and_(RC.c.source == CE.c.source, CE.c.seq <= RC.c.seq)))
+            .where(
+                or_(
+                    and_(CE.c.kind == "round", CE.c.ref_id.in_(ids)),
+                    and_(CE.c.kind == "audit", CE.c.ref_id.in_(select(A.c.id).where(A.c.round_pk.in_(ids)))),
+                )
+            )
+            .order_by(CE.c.source, CE.c.seq)
+        )
+    ]
+    rollups.add_rolled(session, rollups.delta(session, rolled))
 
 
 def values_typed(doc: dict[str, Any], table: Any) -> dict[str, Any]:

@@ -200,3 +200,43 @@ def test_the_command_line_archives_and_restores_and_says_why_it_refuses(
     assert twice.returncode == 1 and "restored already?" in twice.stderr
     with engine.connect() as conn:
         assert conn.execute(text("SELECT archived_by FROM archives")).scalar_one() == "J. Smith"
+
+
+def _reports(db: Database) -> list[tuple[object, ...]]:
+    """Every group_by's summary over all time and over October 2024 alone, from the rollups and from the raw rows."""
+    from app.store.reports import GROUP_BY, Summary
+    from app.usecases.reports import summary
+
+    out = []
+    for group_by in GROUP_BY:
+        for start, stop in (
+            (None, None),
+            (datetime(2024, 10, 1, tzinfo=UTC), datetime(2024, 11, 1, tzinfo=UTC)),
+        ):
+            q = Summary(group_by, start, stop)
+            with db.reading() as s:
+                rolled = summary(s, q)
+            with db.reading() as s:
+                raw = summary(s, q, raw=True)
+            assert (rolled.groups, rolled.totals) == (raw.groups, raw.totals), q
+            out.append((group_by, start, rolled.totals["rounds"], rolled.totals["findings"]))
+    return out
+
+
+@ON_POSTGRES
+def test_the_reports_rollups_leave_with_an_archived_month_and_come_back_with_it(
+    db: Database, engine: Engine, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    from app.usecases.rollups import roll_behind
+
+    roll_behind(db)  # the three rounds added to the rollups
+    before = _reports(db)
+    assert [t[2] for t in before if t[1] is None] == [3] * 5  # every group_by's total: 3 rounds
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    after_archive = _reports(db)  # the rollups equal the raw rows: October is in neither
+    assert [t[2] for t in after_archive if t[1] is None] == [1] * 5
+    assert [t[2] for t in after_archive if t[1] is not None] == [0] * 5
+    retention.restore(db, done.path)
+    assert _reports(db) == before
+    roll_behind(db)  # nothing to add twice: the restored month's entries were rolled before
+    assert _reports(db) == before
