@@ -746,10 +746,10 @@ def _store_rounds_generic(
     return stored
 
 
-# PostgreSQL: the chunk's rounds are COPYed (binary) into a temporary staging table, then moved with ONE statement:
-# their keys INSERT ... SELECT ... ON CONFLICT DO NOTHING RETURNING (the keys' unique constraint still decides
-# duplicates and conflicts, also between chunks racing on one round_id), the rounds under the keys inserted; findings and results are COPYed (no conflict possible).
-_STAGE = "bjaudit_round_stage"
+# PostgreSQL: the chunk's keys are inserted first, all in one statement (their arrays in binary), ON CONFLICT DO
+# NOTHING RETURNING: the keys' unique constraint decides duplicates and conflicts, also between chunks racing on one
+# round_id; then the rounds under the keys inserted now are COPYed (binary) straight into ``rounds``, each record
+# written once; findings and results are COPYed (no conflict possible).
 _STAGE_COLUMNS = (
     ("jurisdiction", "text"),
     ("round_id", "text"),
@@ -768,18 +768,25 @@ _STAGE_COLUMNS = (
     ("audit", "text"),
     ("void_reason", "text"),
 )
+"""A round's columns as the batch path writes them (:func:`_stage_row`), beside ``id``, ``source`` and
+``received_at``."""
 _STAGE_NAMES = ", ".join(n for n, _ in _STAGE_COLUMNS)
-_MOVE_STAGED = (
-    "WITH k AS (INSERT INTO round_keys (round_id, source, jurisdiction, played_at) "
-    f"SELECT round_id, %(source)s, jurisdiction, played_at FROM {_STAGE} "
-    "ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, round_id, jurisdiction) "
-    f"INSERT INTO rounds (id, source, received_at, {_STAGE_NAMES}) "
-    f"SELECT k.id, %(source)s, %(received_at)s, {', '.join('s.' + n for n, _ in _STAGE_COLUMNS)} "
-    f"FROM k JOIN {_STAGE} s ON s.round_id = k.round_id AND s.jurisdiction = k.jurisdiction "
-    "RETURNING id, round_id, jurisdiction"
+_ROUND_COPY_COLUMNS = (("id", "int8"), ("source", "text"), ("received_at", "timestamptz"), *_STAGE_COLUMNS)
+_INSERT_KEYS = (
+    "INSERT INTO round_keys (round_id, source, jurisdiction, played_at) "
+    "SELECT k.round_id, %(source)s, k.jurisdiction, k.played_at FROM unnest(%(round_ids)b::text[], "
+    "%(jurisdictions)b::text[], %(played)b::timestamptz[]) WITH ORDINALITY AS k(round_id, jurisdiction, played_at, n) "
+    "ORDER BY k.n ON CONFLICT (round_id, source, jurisdiction) DO NOTHING RETURNING id, round_id, jurisdiction"
 )
-"""The staged rounds' keys (in line order: the locks of the keys in the order of the chunk's lines), then the rounds
-under the keys inserted now (the staged keys are distinct: a chunk's repeats are never staged)."""
+"""The chunk's keys, in line order (the locks of the keys in the order of the chunk's lines; a chunk's repeats are
+never among them): the ids of those inserted now."""
+_STORED_SHAS = (
+    "SELECT k.round_id, k.jurisdiction, r.record_sha256 FROM round_keys k "
+    "JOIN rounds r ON r.id = k.id AND r.played_at = k.played_at "
+    "WHERE k.source = %(source)s AND (k.round_id, k.jurisdiction) IN "
+    "(SELECT * FROM unnest(%(round_ids)b::text[], %(jurisdictions)b::text[]))"
+)
+"""The records' SHA-256 of keys another batch or submission holds."""
 _STAGE_TYPES = [t for _, t in _STAGE_COLUMNS]
 _FINDING_COLUMNS = (
     ("round_pk", "int8"),
@@ -828,30 +835,39 @@ def _store_rounds_pg(
     with driver.cursor() as cur:
         # A chunk lost in a crash before its commit reached the disk is simply not done, and is done again: the
         # chunk's transaction need not wait for the WAL flush.
-        # The staging table lives as long as the connection; IF NOT EXISTS (not a flag of ours) because its
-        # creation is undone with the transaction of a chunk that failed. One round trip for both statements.
+        cur.execute("SET LOCAL synchronous_commit = off")
         cur.execute(
-            "SET LOCAL synchronous_commit = off; "
-            f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGE} ("
-            + ", ".join(f"{n} {t}" for n, t in _STAGE_COLUMNS)
-            + ") ON COMMIT DELETE ROWS"
+            _INSERT_KEYS,
+            {
+                "source": source,
+                "round_ids": [line.round_id for line in lines],
+                "jurisdictions": [line.jurisdiction for line in lines],
+                "played": [line.audited.round.played_at for line in lines],
+            },
         )
-        _copy(cur, _STAGE, _STAGE_COLUMNS, (_stage_row(line) for line in lines))
-        cur.execute(_MOVE_STAGED, {"source": source, "received_at": started})
         inserted = {(r[1], r[2]): r[0] for r in cur.fetchall()}
+        by_key = {(line.round_id, line.jurisdiction): line for line in lines}
+        if inserted:
+            _copy(
+                cur,
+                "rounds",
+                _ROUND_COPY_COLUMNS,
+                ((pk, source, started, *_stage_row(by_key[k])) for k, pk in inserted.items()),
+            )
         stored: dict[tuple[str, str], str | None] = dict.fromkeys(inserted)
-        if len(inserted) < len(lines):
+        taken = [k for k in by_key if k not in inserted]
+        if taken:
             # Another batch or submission holds these: the unique constraint decided; now compare the records.
             cur.execute(
-                "SELECT k.round_id, k.jurisdiction, r.record_sha256 FROM round_keys k "
-                f"JOIN {_STAGE} s ON k.round_id = s.round_id AND k.jurisdiction = s.jurisdiction "
-                "JOIN rounds r ON r.id = k.id AND r.played_at = k.played_at "
-                "WHERE k.source = %(source)s",
-                {"source": source},
+                _STORED_SHAS,
+                {
+                    "source": source,
+                    "round_ids": [k[0] for k in taken],
+                    "jurisdictions": [k[1] for k in taken],
+                },
             )
             for round_id, jurisdiction, sha in cur.fetchall():
                 stored.setdefault((round_id, jurisdiction), sha)
-        by_key = {(line.round_id, line.jurisdiction): line for line in lines}
         findings = [row for k, pk in inserted.items() for row in _finding_rows(pk, by_key[k], source)]
         if findings:
             _copy(cur, "findings", _FINDING_COLUMNS, findings)
