@@ -28,8 +28,10 @@ log = logging.getLogger(__name__)
 PARTITIONED = ("rounds", "findings")
 AHEAD_MONTHS = 3
 """Months created past the current one."""
-BEHIND_MONTHS = 1
-"""Months created before the current one (rounds arrive late: a batch of last month's, a table system's backlog)."""
+BEHIND_MONTHS = 24
+"""Months created before the current one (rounds arrive late: a batch of last month's, a table system's backlog, a
+casino's first upload of its past two years). A month must exist before its first round arrives: a round of a month
+without partitions goes to DEFAULT, and the month is then never made (see above); empty months cost nothing to keep."""
 LOCK_TIMEOUT = "2s"
 """The longest the creation of a month waits for the parents' lock (stores hold it briefly): past it, the month is
 left for the next day's attempt (months are made :data:`AHEAD_MONTHS` ahead, so there are many)."""
