@@ -19,8 +19,9 @@ from sqlalchemy.sql.functions import FunctionElement
 from app.store import rollups
 from app.store.models import acknowledgements_table as ACK
 from app.store.models import findings_table as F
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
-from app.store.rounds import finding_is_latest, latest_void_reason, with_latest_audit
+from app.store.rounds import finding_is_latest, keyed_rounds, latest_void_reason, with_latest_audit
 
 GroupBy = Literal["rule", "table", "dealer", "shoe", "day"]
 GROUP_BY: tuple[GroupBy, ...] = ("rule", "table", "dealer", "shoe", "day")
@@ -113,13 +114,20 @@ def raw_summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
     of_rounds, of_findings = _where(R, q), and_(_where(F, q), finding_is_latest())
     rounds = with_latest_audit()
     voided = func.count(latest_void_reason())
-    findings: Any = F.join(R, R.c.id == F.c.round_pk) if q.group_by in ("dealer", "shoe") else F
+    # A finding carries its round's played_at: joined by both, each finding's round is read from its own month.
+    of_its_round = and_(R.c.id == F.c.round_pk, R.c.played_at == F.c.played_at)
+    findings: Any = F.join(R, of_its_round) if q.group_by in ("dealer", "shoe") else F
     voided_of_findings: ColumnElement[Any] = zero
     if q.group_by == "rule":
         # The voided rounds among a rule's: a subquery, so that its latest-audit join stays out of the finding's
         # own latest-audit test.
-        void = select(R.c.id).select_from(rounds).where(latest_void_reason().is_not(None)).subquery("voided")
-        findings = F.outerjoin(void, void.c.id == F.c.round_pk)
+        void = (
+            select(R.c.id, R.c.played_at)
+            .select_from(rounds)
+            .where(latest_void_reason().is_not(None))
+            .subquery("voided")
+        )
+        findings = F.outerjoin(void, and_(void.c.id == F.c.round_pk, void.c.played_at == F.c.played_at))
         voided_of_findings = func.count(void.c.id.distinct())
     found = [
         func.count(F.c.round_pk.distinct()),
@@ -189,7 +197,7 @@ def acknowledged(session: Session, q: Summary) -> list[tuple[datetime, datetime]
     """For each acknowledged alert of ``q``'s rounds: (its round's received_at, acknowledged_at)."""
     rows = session.execute(
         select(R.c.received_at, ACK.c.acknowledged_at)
-        .select_from(ACK.join(R, R.c.id == ACK.c.round_pk))
+        .select_from(ACK.join(keyed_rounds(), RK.c.id == ACK.c.round_pk))
         .where(_where(R, q))
     ).all()
     return [(r.received_at, r.acknowledged_at) for r in rows]

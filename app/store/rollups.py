@@ -36,7 +36,9 @@ from app.store.models import chain_heads_table as CH
 from app.store.models import findings_table as F
 from app.store.models import report_rollups_table as RU
 from app.store.models import rollup_cursors_table as RC
+from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
+from app.store.rounds import keyed_rounds
 
 FIGURES = (
     "rounds",
@@ -203,7 +205,9 @@ def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int
             R.c.dealer_id,
             R.c.shoe_id,
             R.c.void_reason,
-        ).where(_among(session, R.c.id, pks))
+        )
+        .select_from(keyed_rounds())  # by their keys: each round read from its own month
+        .where(_among(session, RK.c.id, pks))
     ):
         pk = int(row.id)
         at[pk] = Coordinates(
@@ -221,7 +225,8 @@ def delta(session: Session, entries: Iterable[Entry]) -> dict[GroupKey, list[int
     found: dict[tuple[int, int], list[Finding]] = defaultdict(list)
     for row in session.execute(
         select(F.c.round_pk, F.c.audit_no, F.c.rule, F.c.amount_delta, F.c.corrected_by)
-        .where(_among(session, F.c.round_pk, pks))
+        .select_from(RK.join(F, and_(F.c.round_pk == RK.c.id, F.c.played_at == RK.c.played_at)))
+        .where(_among(session, RK.c.id, pks))
         .order_by(F.c.round_pk, F.c.audit_no, F.c.seq)
     ):
         key = (int(row.round_pk), int(row.audit_no))
