@@ -7,24 +7,47 @@ tests/integration/test_rollups.py."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, and_, select, text
+from sqlalchemy import Engine, and_, exists, or_, select, text
 from sqlalchemy.orm import Session
 
+from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
-from app.store.rounds import SEARCH_COLUMNS, Search, search_conditions, search_rounds, with_latest_audit
+from app.store.rounds import (
+    SEARCH_COLUMNS,
+    Search,
+    finding_is_latest,
+    search_conditions,
+    search_rounds,
+    with_latest_audit,
+)
 from tests.integration.test_rollups import Store
 
 
 def reference(s: Session, q: Search, limit: int) -> list[Any]:
+    """The search as defined: every round joined with its latest audit; a rule's and a correction's the plain
+    EXISTS of one finding of the round's latest audit meeting both."""
+    found: list[Any] = []
+    if q.rule is not None:
+        found.append(or_(F.c.rule == q.rule, F.c.also_cited_as.like(f'%"{q.rule}"%')))
+    if q.corrected is not None:
+        found.append(F.c.corrected_by.is_not(None) if q.corrected else F.c.corrected_by.is_(None))
+    conds = search_conditions(replace(q, rule=None, corrected=None))
+    if found:
+        conds.append(
+            exists().where(
+                F.c.round_pk == R.c.id, F.c.played_at == R.c.played_at, *found, finding_is_latest()
+            )
+        )
     return list(
         s.execute(
             select(*SEARCH_COLUMNS)
             .select_from(with_latest_audit())
-            .where(and_(True, *search_conditions(q)))
+            .where(and_(True, *conds))
             .order_by(R.c.played_at.desc(), R.c.id.desc())
             .limit(limit)
         ).all()
@@ -59,6 +82,8 @@ def test_the_search_by_verdict_and_void_finds_what_its_definition_finds(engine: 
                     {"corrected": True},
                     {"corrected": False},
                     {"corrected": True, "table": "BJ1"},
+                    {"rule": "19:47-2.10(b)", "corrected": True},
+                    {"rule": "19:47-2.12(b)1", "played_from": datetime(2026, 2, 10, tzinfo=UTC)},
                     {"played_from": datetime(2026, 2, 10, tzinfo=UTC)},
                 ):
                     q = Search(verdict=verdict, voided=voided, **extra)
