@@ -3,6 +3,7 @@ own rounds only."""
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -15,11 +16,14 @@ from app.api.deps import UnitOfWorkDep
 from app.api.problems import DATABASE_503
 from app.api.routes import _instant
 from app.store.reports import GroupBy, Summary
+from app.store.rollups import Page
 from app.usecases import reports as report_cases
 from app.usecases.keys import SOURCE_PATTERN
 
 JSON = "application/json"
 CSV = "text/csv"
+DEFAULT_GROUPS = 1000
+"""The groups of a page of a JSON report when ?limit= is not given."""
 
 router = APIRouter(prefix="/v1", tags=["reports"])
 
@@ -128,11 +132,16 @@ class SummaryReport(BaseModel):
     )
     jurisdiction: str | None = Field(description="The jurisdiction reported on; null: every one.")
     groups: list[SummaryGroup] = Field(
-        description="The groups with at least one round, by key (in code point order: days in time order), the "
-        "null key last."
+        description="A page of the groups with at least one round (?limit=, 1,000 by default), by key (in code point "
+        "order: days in time order), the null key last. A page may hold fewer than `limit` groups and still have a "
+        "next one (a group that re-audits emptied is left out)."
     )
-    totals: SummaryTotals
-    alerts: AlertFigures
+    totals: SummaryTotals = Field(description="Of the whole report, on every page.")
+    alerts: AlertFigures = Field(description="Of the whole report, on every page.")
+    next_cursor: str | None = Field(
+        description="The next page of the groups: send it back as ?cursor= with the same other parameters. Null on "
+        "the last page."
+    )
 
 
 CSV_ANSWER = (
@@ -141,14 +150,16 @@ CSV_ANSWER = (
     "owed_by_players,voided_rounds,corrected_findings,corrected_still_owed,void_rate,error_rate`; one row per group "
     "(`row` is `group`), then the totals (`row` is `total`, the key empty). Money in minor units, as integers; rates "
     "as decimals, an empty cell where the JSON has null; a key that a spreadsheet would read as a formula (starting "
-    "with = + - @) is written with a leading `'`. An empty key in a group row is the null key."
+    "with = + - @) is written with a leading `'`. An empty key in a group row is the null key. The CSV is the "
+    'export: every group, unless ?limit= asks for a page (then a `Link` header with `rel="next"` gives the next '
+    "page's URL, and the totals row is still the whole report's)."
 )
 
 
 def _problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
     descriptions = {
-        422: "A parameter cannot be used (group_by or format not one of those listed, a bad date); `errors` names "
-        "it.",
+        422: "A parameter cannot be used (group_by or format not one of those listed, a bad date, a limit out of "
+        "range, a cursor not issued for this grouping); `errors` names it.",
         500: "Unexpected error (no internals disclosed).",
         503: DATABASE_503,
     }
@@ -242,6 +253,19 @@ async def summary_report(
         Literal["json", "csv"] | None,
         Query(alias="format", description="json or csv; overrides the Accept header (default: JSON)."),
     ] = None,
+    limit: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=report_cases.MAX_GROUPS,
+            description="Groups on a page (JSON: 1,000 by default; CSV: every group unless given). The totals are "
+            "the whole report's on every page.",
+        ),
+    ] = None,
+    cursor: Annotated[
+        str | None,
+        Query(description="The `next_cursor` of the page before (JSON) or from the `Link` header (CSV)."),
+    ] = None,
 ) -> Response:
     """Rounds, rounds with findings, findings and money owed to and by players over a range of play, by rule, table,
     dealer, shoe or day, with totals; apart, the voided rounds, the findings corrected at the table and what their
@@ -253,13 +277,18 @@ async def summary_report(
         source=who.reads(source),
         jurisdiction=jurisdiction,
     )
-    report = await uow.read(report_cases.summary, q)
+    in_csv = wants_csv(fmt, request.headers.get("accept"))
+    if limit is None and not in_csv:
+        limit = DEFAULT_GROUPS
+    page = None
+    if limit is not None or cursor:
+        after = report_cases.decode_cursor(cursor, group_by) if cursor else None
+        page = Page(limit or report_cases.MAX_GROUPS, after)
+    report = await uow.read(functools.partial(report_cases.summary, page=page), q)
     vary = {"Vary": "Accept"}
-    if wants_csv(fmt, request.headers.get("accept")):
-        disposition = f'attachment; filename="{report_cases.csv_filename(q)}"'
-        return Response(
-            report_cases.as_csv(report),
-            media_type=f"{CSV}; charset=utf-8",
-            headers={**vary, "Content-Disposition": disposition},
-        )
+    if in_csv:
+        headers = {**vary, "Content-Disposition": f'attachment; filename="{report_cases.csv_filename(q)}"'}
+        if report.next_cursor is not None:
+            headers["Link"] = f'<{request.url.include_query_params(cursor=report.next_cursor)}>; rel="next"'
+        return Response(report_cases.as_csv(report), media_type=f"{CSV}; charset=utf-8", headers=headers)
     return Response(report_cases.as_json(report), media_type=JSON, headers=vary)

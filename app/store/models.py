@@ -594,7 +594,8 @@ class ReportRollupRow(Base):
     source: Mapped[str] = mapped_column(String(128), primary_key=True)
     jurisdiction: Mapped[str] = mapped_column(String(16), primary_key=True)
     null_key: Mapped[bool] = mapped_column(Boolean, primary_key=True)
-    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    key: Mapped[str] = mapped_column(Text().with_variant(Text(collation="C"), "postgresql"), primary_key=True)
+    """In code point order (PostgreSQL's "C" collation; SQLite compares bytes): a report's pages of groups walk it."""
     rounds: Mapped[int] = mapped_column(BigInteger)
     rounds_with_findings: Mapped[int] = mapped_column(BigInteger)
     findings: Mapped[int] = mapped_column(BigInteger)
@@ -608,6 +609,8 @@ class ReportRollupRow(Base):
     __table_args__ = (
         CheckConstraint(f"dim IN ({_in(ROLLUP_DIMENSIONS)})", name="dim"),
         CheckConstraint("span IN ('day', 'month')", name="span"),
+        # A report's groups a page at a time, in the keys' order (migration f8b0d2e4a6c8)
+        Index("ix_report_rollups_keys", "dim", "span", "null_key", "key", "day"),
     )
 
 

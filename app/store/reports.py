@@ -10,7 +10,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Row, String, Table, and_, case, func, literal_column, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Select,
+    String,
+    Table,
+    and_,
+    case,
+    func,
+    literal_column,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -100,14 +112,15 @@ def _keys(group_by: GroupBy) -> tuple[ColumnElement[Any] | None, ColumnElement[A
     }[group_by]
 
 
-def raw_summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
+def raw_summary(session: Session, q: Summary, page: rollups.Page | None = None) -> Sequence[Row[Any]]:
     """The rows a summary is added up from, in no particular order, each with ``total`` (0: of the group ``key``;
     1: of the whole report) and the figures of :data:`FIGURES`: the rounds (and the voided ones) counted from
     ``rounds`` (the other figures 0), the rest from ``findings`` (which carries its round's source, jurisdiction,
     table and time: only the dealer and shoe are joined from ``rounds``; ``rounds`` 0). A group's, or the total's,
     figures are the sum of its rows. By ``rule`` the rounds are counted in the total only, and a rule's voided rounds
     from its findings' rounds. Findings, and whether a round was voided, are those of each round's latest audit. One
-    statement: every figure is of one snapshot."""
+    statement: every figure is of one snapshot. ``page``: the groups' rows only of the first :attr:`Page.reads
+    <app.store.rollups.Page.reads>` keys past its ``after``, of rounds and of findings each (the totals' whole)."""
     round_key, finding_key = _keys(q.group_by)
     zero: ColumnElement[Any] = literal_column("0")
     null: ColumnElement[Any] = literal_column("NULL")
@@ -155,19 +168,50 @@ def raw_summary(session: Session, q: Summary) -> Sequence[Row[Any]]:
         select(literal_column("1"), null, zero, *found[:4], zero, *found[4:])
         .select_from(F)
         .where(of_findings),
-        select(literal_column("0"), finding_key, zero, *found[:4], voided_of_findings, *found[4:])
-        .select_from(findings)
-        .where(of_findings)
-        .group_by(finding_key),
+        _grouped(
+            session,
+            [finding_key, zero, *found[:4], voided_of_findings, *found[4:]],
+            findings,
+            of_findings,
+            page,
+        ),
     ]
     if round_key is not None:
         parts.append(
-            select(literal_column("0"), round_key, func.count(), *([zero] * 4), voided, zero, zero)
-            .select_from(rounds)
-            .where(of_rounds)
-            .group_by(round_key)
+            _grouped(
+                session, [round_key, func.count(), *([zero] * 4), voided, zero, zero], rounds, of_rounds, page
+            )
         )
     return session.execute(union_all(*parts)).all()
+
+
+def _grouped(
+    session: Session,
+    columns: list[ColumnElement[Any]],
+    from_: Any,
+    where: ColumnElement[bool],
+    page: rollups.Page | None,
+) -> Select[Any]:
+    """The rows of groups: ``columns`` (the key, then the :data:`FIGURES`) of ``from_`` where ``where``, grouped by
+    the key; ``page``: only the first :attr:`~app.store.rollups.Page.reads` groups past the page's ``after``, in the
+    groups' order (then a subquery, to be a part of a UNION ALL)."""
+    key = columns[0]
+    names = ("key", *FIGURES)
+    stmt = select(
+        literal_column("0").label("total"), *(c.label(n) for c, n in zip(columns, names, strict=True))
+    )
+    stmt = stmt.select_from(from_).where(where)
+    if page is None:
+        return stmt.group_by(key)
+    ordered = rollups.in_code_points(session, key)
+    paged = (
+        stmt.where(page.past(key.is_(None), ordered))
+        .group_by(key)
+        .order_by(key.is_(None), ordered)
+        .limit(page.reads)
+        .subquery()
+    )
+    return select(paged)
 
 
 FIGURES = (
@@ -253,12 +297,14 @@ def whole_days(q: Summary) -> tuple[rollups.Days | None, list[tuple[datetime | N
     return rollups.Days(first, end, q.source, q.jurisdiction), ends
 
 
-def summary(session: Session, q: Summary, *, raw: bool = False) -> Summed:
+def summary(session: Session, q: Summary, *, raw: bool = False, page: rollups.Page | None = None) -> Summed:
     """The parts a summary is added up from, in no particular order (:func:`raw_summary` says what each figure
     counts): the rollups of the whole days of ``q``'s range, what the chain entries not yet rolled add to them, and
     the raw rows of the part-days at its ends; all of it raw when the range holds no whole day or the entries not
     yet rolled are too many (:data:`app.store.rollups.TAIL_LIMIT`); ``raw``: all of it raw (the definition, which
-    the tests hold the rollups to). Call :func:`snapshot` first."""
+    the tests hold the rollups to); ``page``: the groups' rows of at least the first :attr:`Page.reads
+    <app.store.rollups.Page.reads>` groups past its ``after`` (and of others), the totals' whole. Call
+    :func:`snapshot` first."""
     days, ends = (None, []) if raw else whole_days(q)
     added = None if days is None else rollups.tail(session, days)
     if days is None or added is None:
@@ -266,14 +312,14 @@ def summary(session: Session, q: Summary, *, raw: bool = False) -> Summed:
     out = Summed()
     for start, stop in ends:
         part = Summary(q.group_by, start, stop, q.source, q.jurisdiction)
-        for row in raw_summary(session, part):
+        for row in raw_summary(session, part, page):
             out.rows.append((bool(int(row.total)), row.key, [int(row._mapping[c]) for c in FIGURES]))
         out.alerts += raw_alerts(session, part)
     if days is None or added is None:
         return out
     n = len(FIGURES)
     for dim in ("total", q.group_by):
-        for key, figures in rollups.stored(session, days, dim):
+        for key, figures in rollups.stored(session, days, dim, page):
             out.rows.append((dim == "total", key, figures[:n]))
             if dim == "total":
                 out.alerts += figures[n]

@@ -26,7 +26,22 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, and_, any_, bindparam, cast, func, literal, or_, select, text, tuple_
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    and_,
+    any_,
+    bindparam,
+    cast,
+    false,
+    func,
+    literal,
+    or_,
+    select,
+    text,
+    true,
+    tuple_,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
@@ -475,9 +490,46 @@ def _between(first: date | None, end: date | None) -> list[Any]:
     return conds
 
 
-def stored(session: Session, days: Days, dim: str) -> list[tuple[Any, list[int]]]:
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A page of a report's groups, in the groups' order: keys in code point order (days in time order), the null
+    key last. ``after``: the last group of the page before, as (its key is null, its key); None: from the first.
+    Each part a report is added up from reads at most ``limit + 1`` of its groups past ``after`` (:meth:`reads`): the
+    first ``limit + 1`` groups of their union are then whole, enough for a page and to know whether more follow."""
+
+    limit: int
+    after: tuple[bool, str] | None = None
+
+    @property
+    def reads(self) -> int:
+        return self.limit + 1
+
+    def follows(self, key: str | None) -> bool:
+        """Whether the group of ``key`` comes after :attr:`after`."""
+        if self.after is None:
+            return True
+        null, last = self.after
+        return not null and (key is None or key > last)
+
+    def past(self, is_null: ColumnElement[bool], key: ColumnElement[Any]) -> ColumnElement[bool]:
+        """:meth:`follows` in SQL, of a key column (in code point order: see :func:`in_code_points`) and whether it
+        is null."""
+        if self.after is None:
+            return true()
+        null, last = self.after
+        return false() if null else or_(is_null, key > last)
+
+
+def in_code_points(session: Session, key: ColumnElement[Any]) -> ColumnElement[Any]:
+    """``key`` compared and ordered by code point, as Python orders strings: PostgreSQL's ``"C"`` collation (UTF-8
+    bytes in order are code points in order), SQLite's default (its BINARY collation compares the bytes)."""
+    return key.collate("C") if session.get_bind().dialect.name == "postgresql" else key
+
+
+def stored(session: Session, days: Days, dim: str, page: Page | None = None) -> list[tuple[Any, list[int]]]:
     """The rollups of ``days`` added up per key of ``dim`` (``day``: the day's totals per day; ``total``: one row),
-    as (key, figures)."""
+    as (key, figures); ``page``: only the first :attr:`Page.reads` keys past its ``after``, in order (by shoe, an
+    index walk in key order: a year holds hundreds of thousands of shoes)."""
     # bigint sums (PostgreSQL's sum of bigint is numeric, read as Decimal): no sum comes near 2^63 minor units
     figures = [cast(func.sum(RU.c[f]), BigInteger).label(f) for f in FIGURES]
     conds = [RU.c.dim == ("all" if dim in ("day", "total") else dim)]
@@ -492,16 +544,36 @@ def stored(session: Session, days: Days, dim: str) -> list[tuple[Any, list[int]]
     if dim == "total":
         stmt = select(literal(None).label("null_key"), literal("").label("key"), *figures).where(*conds)
     elif dim == "day":
+        if page is not None and page.after is not None:
+            conds.append(false() if page.after[0] else RU.c.day > date.fromisoformat(page.after[1]))
         stmt = (
             select(literal(False).label("null_key"), RU.c.day.label("key"), *figures)
             .where(*conds)
             .group_by(RU.c.day)
+            .order_by(RU.c.day)
         )
     else:
-        stmt = select(RU.c.null_key, RU.c.key, *figures).where(*conds).group_by(RU.c.null_key, RU.c.key)
+        key = in_code_points(session, RU.c.key)
+        if page is not None and page.after is not None:
+            # one row comparison (false < true: the null key last), which the index of the keys walks from
+            null, last = page.after
+            conds.append(tuple_(RU.c.null_key, key) > tuple_(literal(null), literal(last)))
+        stmt = (
+            select(RU.c.null_key, key.label("key"), *figures)
+            .where(*conds)
+            .group_by(RU.c.null_key, key)
+            .order_by(RU.c.null_key, key)
+        )
+    if page is not None and dim != "total":
+        stmt = stmt.limit(page.reads)
     out = []
-    for null_key, key, *values in session.execute(stmt).tuples():
+    for null_key, key_value, *values in session.execute(stmt).tuples():
         if values[0] is None:  # no row: the sums of nothing
             values = [0] * len(FIGURES)
-        out.append((key.isoformat() if isinstance(key, date) else None if null_key else key, values))
+        out.append(
+            (
+                key_value.isoformat() if isinstance(key_value, date) else None if null_key else key_value,
+                values,
+            )
+        )
     return out

@@ -4,6 +4,8 @@ the session."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import io
 import math
@@ -18,6 +20,8 @@ from sqlalchemy.orm import Session
 
 from app.store import reports as repo
 from app.store.reports import Summary
+from app.store.rollups import Page
+from app.usecases.errors import InvalidQuery
 from app.usecases.offline import iso_utc
 
 FIGURES = repo.FIGURES
@@ -38,6 +42,39 @@ class Report:
     """:data:`COLUMNS`."""
     alerts: dict[str, Any] = field(default_factory=lambda: alert_figures(0, []))
     """:func:`alert_figures`: the alerts of the report's rounds, how many were acknowledged, how long they waited."""
+    next_cursor: str | None = None
+    """Of a page of the groups (``page``): the cursor of the next page; None on the last."""
+
+
+MAX_GROUPS = 10_000
+"""The most groups a page may hold (?limit=)."""
+
+
+def encode_cursor(group_by: str, key: str | None) -> str:
+    """The cursor of the page after the group ``key``: the grouping and the key, opaque to the client.
+
+    >>> decode_cursor(encode_cursor("shoe", "S-1"), "shoe"), decode_cursor(encode_cursor("dealer", None), "dealer")
+    ((False, 'S-1'), (True, ''))
+    """
+    return base64.urlsafe_b64encode(orjson.dumps([group_by, key])).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, group_by: str) -> tuple[bool, str]:
+    """The ``after`` of a :class:`~app.store.rollups.Page` from a cursor of :func:`encode_cursor`; a cursor not
+    issued for a report by ``group_by`` is refused, naming the parameter."""
+    try:
+        raw = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if not (isinstance(raw, list) and len(raw) == 2 and raw[0] == group_by):
+            raise ValueError("not a cursor of this grouping")
+        key = raw[1]
+        if key is not None and not isinstance(key, str):
+            raise ValueError("not a key")
+        return (key is None, key or "")
+    except (ValueError, binascii.Error, orjson.JSONDecodeError) as exc:
+        raise InvalidQuery(
+            "The cursor is not one this service issued for a report by " + group_by + ".",
+            errors=[{"parameter": "cursor", "detail": "bad cursor"}],
+        ) from exc
 
 
 def rate(part: int, whole: int) -> float | None:
@@ -59,29 +96,39 @@ def with_rates(counts: dict[str, int], has_rounds: bool) -> dict[str, Any]:
     }
 
 
-def summary(session: Session, q: Summary, *, raw: bool = False) -> Report:
+def summary(session: Session, q: Summary, *, raw: bool = False, page: Page | None = None) -> Report:
     """The summary report of ``q``: its groups and totals, added up from the rollups and the raw rows in one snapshot
-    (:func:`app.store.reports.summary`; ``raw``: from the raw rows only)."""
+    (:func:`app.store.reports.summary`; ``raw``: from the raw rows only); ``page``: only the groups of that page,
+    with the cursor of the next (the totals and alerts are the whole report's, on every page)."""
     repo.snapshot(session)
-    summed = repo.summary(session, q, raw=raw)
+    summed = repo.summary(session, q, raw=raw, page=page)
     groups: dict[str | None, dict[str, int]] = {}
     totals = dict.fromkeys(FIGURES, 0)
     for total, key, figures in summed.rows:
+        if not total and page is not None and not page.follows(key):
+            continue
         into = totals if total else groups.setdefault(key, dict.fromkeys(FIGURES, 0))
         for c, v in zip(FIGURES, figures, strict=True):
             into[c] += v
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+    next_cursor = None
+    if page is not None:
+        # Each part read its first page.reads groups: the first page.reads of them all are whole, the rest may not be.
+        if len(ordered) > page.limit:
+            next_cursor = encode_cursor(q.group_by, ordered[page.limit - 1][0])
+        ordered = ordered[: page.limit]
     # A group whose re-audits took back all it had adds up to nothing in the rollups: it has no round or finding.
-    groups = {k: v for k, v in groups.items() if any(v.values())}
+    ordered = [(k, v) for k, v in ordered if any(v.values())]
     by_rule = q.group_by == "rule"
     if by_rule:  # a rule's rounds are those of its findings
-        for counts in groups.values():
+        for _, counts in ordered:
             counts["rounds"] = counts["rounds_with_findings"]
-    ordered = sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
     return Report(
         q,
         [{"key": key, **with_rates(counts, not by_rule)} for key, counts in ordered],
         with_rates(totals, True),
         alert_figures(summed.alerts, repo.acknowledged(session, q)),
+        next_cursor,
     )
 
 
@@ -135,6 +182,7 @@ def as_json(report: Report) -> bytes:
             "groups": report.groups,
             "totals": report.totals,
             "alerts": report.alerts,
+            "next_cursor": report.next_cursor,
         }
     )
 

@@ -333,6 +333,11 @@ def test_a_key_of_one_source_reports_on_its_own_rounds_only(
         ("group_by=table&from=2026-12-01T00:00:00", "from"),
         ("group_by=table&to=yesterday", "to"),
         ("group_by=table&group=table", "group"),
+        ("group_by=table&limit=0", "limit"),
+        ("group_by=table&limit=10001", "limit"),
+        ("group_by=table&cursor=not-a-cursor", "cursor"),
+        # a cursor of a report by day (["day","2026-12-01"]) asked of a report by table
+        ("group_by=table&cursor=WyJkYXkiLCIyMDI2LTEyLTAxIl0", "cursor"),
     ],
 )
 def test_unusable_parameters_are_422_problems(client: TestClient, query: str, parameter: str) -> None:
@@ -455,3 +460,31 @@ def test_alerts_acknowledged_and_their_waits_are_counted_by_hand(
         "not_acknowledged": 2,
         "wait_seconds": {"median": None, "p90": None, "max": None},
     }
+
+
+def test_the_groups_come_a_page_at_a_time_with_the_whole_reports_totals(
+    client: TestClient, stored: None
+) -> None:
+    whole = summary(client, group_by="table", limit="10000")
+    assert whole["next_cursor"] is None and len(whole["groups"]) >= 3
+    got: list[dict[str, Any]] = []
+    params = {"group_by": "table", "limit": "2"}
+    for _ in range(len(whole["groups"])):
+        page = summary(client, **params)
+        assert len(page["groups"]) <= 2
+        assert (page["totals"], page["alerts"]) == (whole["totals"], whole["alerts"])
+        got += page["groups"]
+        if page["next_cursor"] is None:
+            break
+        params["cursor"] = page["next_cursor"]
+    assert got == whole["groups"]
+    # the CSV is every group, unless a page is asked for: then a Link to the next
+    _, rows, _ = csv_report(client.get("/v1/reports/summary?group_by=table&format=csv"))
+    assert [r[1] for r in rows] == [g["key"] for g in whole["groups"]]
+    paged = client.get("/v1/reports/summary?group_by=table&format=csv&limit=1")
+    _, rows, _ = csv_report(paged)
+    assert [r[1] for r in rows] == [whole["groups"][0]["key"]]
+    link = paged.headers["link"]
+    assert link.endswith('>; rel="next"') and "limit=1" in link and "cursor=" in link
+    _, rows, _ = csv_report(client.get(link[1 : link.index(">")]))
+    assert [r[1] for r in rows] == [whole["groups"][1]["key"]]
