@@ -381,6 +381,14 @@ def behind(session: Session) -> list[str]:
     )
 
 
+def lag(session: Session) -> int:
+    """The chain entries of every source past its rollup cursor."""
+    behind = select(func.coalesce(func.sum(CH.c.seq - func.coalesce(RC.c.seq, 0)), 0)).select_from(
+        CH.outerjoin(RC, RC.c.source == CH.c.source)
+    )
+    return int(session.execute(behind).scalar_one())
+
+
 def roll(session: Session, source: str, limit: int = PASS_ENTRIES) -> int | None:
     """Add ``source``'s next entries (at most ``limit``) to the rollups and move its cursor, in the caller's
     transaction (commit it). The number of entries read; 0 when the rollups are up to date; None when another roller
