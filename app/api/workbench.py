@@ -40,6 +40,7 @@ from app.api.routes import _instant, _rule
 from app.config import Settings
 from app.store import ui_sessions
 from app.store.reports import GROUP_BY, Summary
+from app.store.rollups import Page
 from app.store.rounds import Search
 from app.usecases import alerts as alert_cases
 from app.usecases import batches as batch_cases
@@ -749,6 +750,8 @@ def _chart_days(q: Summary) -> tuple[date | None, date | None]:
 
 
 REPORT_PARAMETERS = ("from", "to", "group_by", "jurisdiction", "source")
+REPORT_GROUPS = 500
+"""Groups on a page of the reports page (a year by shoe holds hundreds of thousands); its CSV holds them all."""
 
 
 @router.get("/reports")
@@ -758,21 +761,35 @@ async def reports_page(request: Request, viewing: Viewer) -> Response:
     played_from, played_to = _range(params)
     report = chart = None
     error = None
+    next_href = None
     try:
-        _unknown(params, REPORT_PARAMETERS)
+        _unknown(params, (*REPORT_PARAMETERS, "cursor"))
         q = _report_query(params, viewing.who)
-        report = await _uow(request).read(report_cases.summary, q)
+        cursor = params.get("cursor")
+        page = Page(REPORT_GROUPS, report_cases.decode_cursor(cursor, q.group_by) if cursor else None)
+        report = await _uow(request).read(functools.partial(report_cases.summary, page=page), q)
         by_day = (
             report
-            if q.group_by == "day"
+            if q.group_by == "day" and cursor is None and report.next_cursor is None
             else await _uow(request).read(
                 report_cases.summary, Summary("day", q.played_from, q.played_to, q.source, q.jurisdiction)
             )
         )
         chart = views.day_chart(views.findings_by_key(by_day.groups), *_chart_days(q))
+        if report.next_cursor is not None:
+            next_href = "/ui/reports?" + urlencode({**params, "cursor": report.next_cursor})
     except InvalidQuery as exc:
         error = exc.detail
-    query = {**params, "from": played_from, "to": played_to, "group_by": params.get("group_by", "day")}
+    query = {
+        k: v
+        for k, v in {
+            **params,
+            "from": played_from,
+            "to": played_to,
+            "group_by": params.get("group_by", "day"),
+        }.items()
+        if k != "cursor"
+    }
     return render(
         request,
         "reports.html",
@@ -785,6 +802,7 @@ async def reports_page(request: Request, viewing: Viewer) -> Response:
         group_bys=GROUP_BY,
         jurisdictions=_jurisdictions(),
         currency_of=query.get("jurisdiction"),
+        next_href=next_href,
         csv_href="/ui/reports/summary.csv?" + urlencode(query),
         search_href="/ui?"
         + urlencode({k: v for k, v in query.items() if k in ("from", "to", "jurisdiction")}),

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from app.api import workbench as workbench_routes
 from app.config import Settings
 from app.main import create_app
 from app.synth.generator import generate_round
@@ -662,6 +663,35 @@ def test_the_report_page_adds_up_as_the_api_does_and_its_csv_is_the_apis(logged_
     assert chart.all("text", cls="x-label") and chart.all("text", cls="y-label")
     logged_in.page("/ui/reports", 422, group_by="colour")
     logged_in.page("/ui/reports", 422, **{"from": "soon"})
+    logged_in.page("/ui/reports", 422, group_by="table", cursor="not-a-cursor")
+
+
+def test_the_report_page_shows_its_groups_a_page_at_a_time(
+    logged_in: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for rnd in _generated(30, seed=21):
+        logged_in.submit(rnd)
+    query = {"from": "1994-01-01", "to": "2028-01-01", "group_by": "table"}
+    api = logged_in.client.get(
+        "/v1/reports/summary", params=query, headers={"Authorization": f"Bearer {logged_in.key()}"}
+    ).json()
+    assert len(api["groups"]) >= 3
+    monkeypatch.setattr(workbench_routes, "REPORT_GROUPS", 2)
+    doc = logged_in.page("/ui/reports", **query)
+    keys: list[str | None] = []
+    for _ in range(len(api["groups"])):
+        keys += [g.get("data-key") for g in doc.one("table", id="summary").all("tr", cls="group")]
+        assert doc.one("tr", id="totals").one("td", attrs={"data-column": "rounds"}).text == str(
+            api["totals"]["rounds"]
+        )
+        assert "cursor" not in (doc.one("a", id="download-csv").get("href") or "")  # the CSV: every group
+        links = doc.all("a", id="next-page")
+        if not links:
+            break
+        resp = logged_in.client.get(links[0].get("href") or "")
+        assert resp.status_code == 200, resp.text
+        doc = parse(resp.text)
+    assert keys == [g["key"] for g in api["groups"]]
 
 
 def test_the_batch_page_shows_progress_and_pages_through_the_lines(logged_in: Bench) -> None:
