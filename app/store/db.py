@@ -113,6 +113,14 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
+def snapshot(session: Session) -> None:
+    """Make the rest of ``session``'s reads one snapshot (call it first): a report adds up rollups, the entries past
+    their cursors and raw rows, which a roller's commit between two of its statements would count twice or not at
+    all. PostgreSQL: a REPEATABLE READ transaction; SQLite: a transaction (its reads see one snapshot)."""
+    level = "REPEATABLE READ" if session.get_bind().dialect.name == "postgresql" else "SERIALIZABLE"
+    session.connection(execution_options={"isolation_level": level})
+
+
 class Database:
     """The engine and its session factory."""
 

@@ -29,6 +29,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
 from app.store import rollups
+from app.store.db import snapshot as snapshot  # the reports use case takes it from here
 from app.store.models import acknowledgements_table as ACK
 from app.store.models import findings_table as F
 from app.store.models import round_keys_table as RK
@@ -245,14 +246,6 @@ def acknowledged(session: Session, q: Summary) -> list[tuple[datetime, datetime]
         .where(_where(R, q))
     ).all()
     return [(r.received_at, r.acknowledged_at) for r in rows]
-
-
-def snapshot(session: Session) -> None:
-    """Make the rest of ``session``'s reads one snapshot (call it first): a report adds up rollups, the entries past
-    their cursors and raw rows, which a roller's commit between two of its statements would count twice or not at
-    all. PostgreSQL: a REPEATABLE READ transaction; SQLite: a transaction (its reads see one snapshot)."""
-    level = "REPEATABLE READ" if session.get_bind().dialect.name == "postgresql" else "SERIALIZABLE"
-    session.connection(execution_options={"isolation_level": level})
 
 
 @dataclass(slots=True)
