@@ -349,7 +349,7 @@ _LATER_COLUMNS = [c if isinstance(c, Column) else A.c[c.name].label(c.name) for 
 
 WALK_FIRST = 64
 """Findings the search by rule reads first in each of its walks (at least twice the page); each next stretch reads
-four times as many, up to :data:`WALK_MOST`."""
+four times as many, up to :data:`WALK_MOST` in all its walks."""
 WALK_MOST = 8192
 
 _ALSO_CITED = text(
@@ -387,7 +387,8 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
     )
     rest = replace(q, rule=None, corrected=None, after=None)
     rows: list[Row[Any]] = []
-    after, size = q.after, max(WALK_FIRST, 2 * limit)
+    most = max(WALK_MOST // len(walks), WALK_FIRST)  # a stretch's keys, whatever the walks: a bounded IN list
+    after, size = q.after, min(max(WALK_FIRST, 2 * limit), most)
     while True:
         keys, end = _walk(session, walks, found, after, size)
         if keys:
@@ -396,7 +397,7 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
             )
         if len(rows) >= limit or end is None:
             return rows
-        after, size = end, min(4 * size, WALK_MOST)
+        after, size = end, min(4 * size, most)
 
 
 def _walk(
