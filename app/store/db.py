@@ -117,8 +117,12 @@ def snapshot(session: Session) -> None:
     """Make the rest of ``session``'s reads one snapshot (call it first): a report adds up rollups, the entries past
     their cursors and raw rows, which a roller's commit between two of its statements would count twice or not at
     all. PostgreSQL: a REPEATABLE READ transaction; SQLite: a transaction (its reads see one snapshot)."""
-    level = "REPEATABLE READ" if session.get_bind().dialect.name == "postgresql" else "SERIALIZABLE"
-    session.connection(execution_options={"isolation_level": level})
+    if session.get_bind().dialect.name == "postgresql":
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        return
+    # SQLite: Python's sqlite3 begins a transaction only before a write, so that each SELECT would see the store as it
+    # is then: begin one ourselves (in WAL mode its reads then see the store as of its first), ended with the session.
+    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"}).exec_driver_sql("BEGIN")
 
 
 class Database:
