@@ -132,6 +132,24 @@ class Settings(BaseSettings):
         description="The longest a request waits on the database (a free connection, a lock, an answer) before "
         "answering 503 with Retry-After: a hung database never hangs the service.",
     )
+    database_read_url: str = Field(
+        default="",
+        validation_alias=AliasChoices("BJAUDIT_DATABASE_READ_URL", "DATABASE_READ_URL", "database_read_url"),
+        description="A streaming standby of the PostgreSQL primary (postgresql://user@host:5433/db) that serves "
+        "searches, reports, shoe reconciliations and the workbench's pages; writes, idempotency, keys, batches' "
+        "progress and alerts stay on the primary. Empty: every read on the primary.",
+    )
+    read_max_lag_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="The most the standby may be behind the primary and still serve reads (checked at most once a "
+        "second); past it, or when it cannot be reached, BJAUDIT_READ_FALLBACK says what happens.",
+    )
+    read_fallback: Literal["primary", "unavailable"] = Field(
+        default="primary",
+        description="When the standby lags or is down: 'primary' serves the read from the primary, 'unavailable' "
+        "answers 503 (urn:bjaudit:problem:read-replica-unavailable, Retry-After) to keep the read load off it.",
+    )
     retry_after_seconds: int = Field(
         default=5,
         ge=1,

@@ -30,6 +30,7 @@ from app.files import create_private
 from app.store import migrate, partitions
 from app.store.db import Database, explain_connect_error
 from app.store.pg import PgRounds
+from app.store.replica import Replica
 from app.usecases import alerts as alert_cases
 from app.usecases import transparency
 from app.usecases.auditing import ENGINE_VERSION as VERSION
@@ -57,9 +58,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = Database.from_settings(settings)
         app.state.db = db
+        standby = read_replica(settings)
+        app.state.replica = None if standby is None else standby[1]
         # As many requests in the database at once as the pool keeps connections: no overflow churn.
         app.state.unit_of_work = uow = UnitOfWork(
-            db, CapacityLimiter(settings.db_pool_size), settings.db_timeout_seconds
+            db,
+            CapacityLimiter(settings.db_pool_size),
+            settings.db_timeout_seconds,
+            replica=standby,
+            fallback=settings.read_fallback,
         )
         conninfo = libpq_url(settings.database_url)
         pg = (
@@ -108,6 +115,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # (or after as long again), not under it (its connection would be left open).
             await uow.drain(settings.db_timeout_seconds)
             db.dispose()
+            if standby is not None:
+                standby[0].dispose()
 
     app = FastAPI(
         title="bjaudit",
@@ -120,6 +129,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     api.install(app)
     return app
+
+
+def read_replica(settings: Settings) -> tuple[Database, Replica] | None:
+    """The standby's database and its health (BJAUDIT_DATABASE_READ_URL), or None when there is none. Raises
+    ValueError when either URL is not PostgreSQL's."""
+    if not settings.database_read_url.strip():
+        return None
+    replica = Replica(settings.database_url, settings.database_read_url, settings.read_max_lag_seconds)
+    return Database.from_settings(
+        settings.model_copy(update={"database_url": settings.database_read_url})
+    ), replica
 
 
 async def _publish_every(
@@ -167,6 +187,10 @@ def serve(host: str | None = None, port: int | None = None, reload: bool = False
             f"BJAUDIT_DEV_ANONYMOUS is for development on a loopback address only; this would serve {bind!r}: "
             "unset it, or listen on 127.0.0.1"
         )
+    try:
+        read_replica(settings)
+    except ValueError as exc:
+        raise StartupError(f"BJAUDIT_DATABASE_READ_URL: {exc}") from None
     try:
         migrate.upgrade_head(settings.database_url)
         first_key(settings)

@@ -72,6 +72,18 @@ streams_open = Gauge(
     multiprocess_mode="livesum",
 )
 
+replica_reads = Counter(
+    "bjaudit_replica_reads",
+    "Reads the read replica may serve (BJAUDIT_DATABASE_READ_URL), by who served them: replica, primary (the "
+    "standby lagged or was down, BJAUDIT_READ_FALLBACK=primary) or refused (503, BJAUDIT_READ_FALLBACK=unavailable).",
+    ("served_by",),
+)
+replica_lag = Gauge(
+    "bjaudit_read_replica_lag_seconds",
+    "How far the read replica was behind the primary at its last check (at most once a second; -1: not known).",
+    multiprocess_mode="max",
+)
+
 
 def audited(result: Mapping[str, Any], via: str) -> None:
     """Count one audit result (``single``, ``batch`` or ``dry_run``) and, unless a dry run, its findings."""

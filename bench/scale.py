@@ -276,6 +276,9 @@ def sample(conninfo: str, reps: int, seed: int) -> Floor:
         tables = column("SELECT DISTINCT table_id FROM rounds")
         dealers = column("SELECT DISTINCT dealer_id FROM rounds WHERE dealer_id IS NOT NULL")
         rules = column("SELECT DISTINCT rule FROM findings")
+        # and the other numbers findings are also cited as (the search finds those through other walks)
+        for cited in column("SELECT DISTINCT also_cited_as FROM findings WHERE also_cited_as IS NOT NULL"):
+            rules += [n for n in orjson.loads(cited) if n not in rules]
         sources = column("SELECT DISTINCT source FROM rounds")
         last = conn.execute("SELECT max(played_at) FROM rounds WHERE jurisdiction = 'US-NJ'").fetchone()
     end = last[0] if last and last[0] else datetime.now(UTC)

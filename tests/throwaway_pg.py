@@ -39,7 +39,7 @@ def _bindir() -> Path | None:
 
 
 class ThrowawayPostgres:
-    def __init__(self) -> None:
+    def __init__(self, *, init: bool = True) -> None:
         bindir = _bindir()
         if bindir is None:
             message = "no initdb/pg_ctl found (apt install postgresql) for a throwaway PostgreSQL"
@@ -54,7 +54,27 @@ class ThrowawayPostgres:
         self._as_postgres = os.geteuid() == 0
         if self._as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        if init:
+            self._run(
+                "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"
+            )
+
+    def standby(self) -> ThrowawayPostgres:
+        """A streaming standby of this (running) server, in a folder and on a port of its own, started: a copy by
+        ``pg_basebackup -R`` (initdb's trust lines let the loopback replicate), replaying as the primary writes."""
+        standby = ThrowawayPostgres(init=False)
+        standby._run(
+            "pg_basebackup", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-D", str(standby.data),
+            "-R", "-X", "stream", "-c", "fast", "--no-sync",
+        )  # fmt: skip
+        standby.start()
+        return standby
+
+    def sql(self, statement: str) -> list[tuple[object, ...]]:
+        """One statement on the server's own database ``postgres``, autocommit; its rows."""
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            cur = conn.execute(statement)
+            return cur.fetchall() if cur.description else []
 
     def _run(self, tool: str, *args: str) -> None:
         cmd = [str(self.bindir / tool), *args]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import difflib
 import json
 import threading
@@ -24,13 +25,21 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.api.problems import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
+from app import metrics
+from app.api.problems import PayloadTooLarge, ReplicaUnavailable, RequestTimeout, UnsupportedMediaType
 from app.config import Settings
-from app.store.db import Database, DatabaseTimeout
+from app.store.db import UNAVAILABLE, Database, DatabaseTimeout
 from app.store.pg import PgRounds
+from app.store.replica import Replica
 from app.usecases import rounds as round_cases
+from app.usecases.errors import ServiceError
 
 T = TypeVar("T")
+
+READ_FROM: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("read_from", default=None)
+"""Where a request's reads that a standby may serve were served: a dict made per request by the outermost layer
+(app.api.observability), filled in by :meth:`UnitOfWork.look` (in its worker thread: the dict is shared, the
+context copied), sent back as ``X-Bjaudit-Read-From``."""
 
 
 def get_settings(request: Request) -> Settings:
@@ -51,10 +60,21 @@ class UnitOfWork:
     the database at once as the pool has connections: the others wait in the event loop, not in threads.
     """
 
-    def __init__(self, db: Database, limiter: CapacityLimiter, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        db: Database,
+        limiter: CapacityLimiter,
+        timeout: float = 10.0,
+        *,
+        replica: tuple[Database, Replica] | None = None,
+        fallback: str = "primary",
+    ) -> None:
         self.db = db
         self.limiter = limiter
         self.timeout = timeout
+        self.replica = replica
+        """The standby's database and its state (BJAUDIT_DATABASE_READ_URL), or None: every read on ``db``."""
+        self.fallback = fallback
         self._busy = 0
         self._lock = threading.Lock()
 
@@ -65,6 +85,43 @@ class UnitOfWork:
     def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         with self._working(), self.db.reading() as session:
             return fn(session, *args)
+
+    def _look(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        if self.replica is None:
+            return self._read(fn, args)
+        standby, replica = self.replica
+        state = replica.state()
+        metrics.replica_lag.set(-1 if state.lag_seconds is None else state.lag_seconds)
+        if state.usable:
+            try:
+                with self._working(), standby.reading() as session:
+                    result = fn(session, *args)
+            except UNAVAILABLE as exc:
+                # Down, or a query cancelled by a recovery conflict: not used again until a check finds it well;
+                # this read is served as the fallback says. A use case's own errors (422) are answers.
+                replica.failed(exc)
+                state = replica.state()
+            except ServiceError as exc:
+                if exc.status != 404:
+                    raise
+                # Not there yet, maybe (a shoe dealt a second ago): the primary has the last word.
+                return self._on_primary(fn, args)
+            else:
+                _served("replica")
+                return result
+        if self.fallback == "unavailable":
+            _served("refused")
+            raise ReplicaUnavailable(
+                f"This read is served by the read replica, which cannot serve it now: {state.reason}. "
+                "BJAUDIT_READ_FALLBACK=unavailable keeps it off the primary; retry after Retry-After seconds.",
+                headers={"Retry-After": "1"},
+            )
+        return self._on_primary(fn, args)
+
+    def _on_primary(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        result = self._read(fn, args)
+        _served("primary")
+        return result
 
     @contextlib.contextmanager
     def _working(self) -> Iterator[None]:
@@ -93,6 +150,13 @@ class UnitOfWork:
         """A use case that only reads, with single-statement reads: no transaction needed."""
         return await self._in_thread(self._read, fn, args)
 
+    async def look(self, fn: Callable[..., T], *args: Any) -> T:
+        """A read the standby may serve (searches, reports, shoes, the workbench's pages): on the read replica
+        when one is configured and current (:mod:`app.store.replica`), else as BJAUDIT_READ_FALLBACK says; on the
+        primary when there is none. Never for what a client reads back after writing it (a round's lookup, a
+        batch's progress, keys, alerts): a standby may not have it yet."""
+        return await self._in_thread(self._look, fn, args)
+
     async def _in_thread(self, target: Callable[..., T], fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         # A hung database (or a lock held too long) must not hang the request: past the deadline it is answered
         # 503 and the thread is left to finish, or fail, on its own.
@@ -103,6 +167,13 @@ class UnitOfWork:
                 )
         except TimeoutError:
             raise DatabaseTimeout(f"the database did not answer within {self.timeout:g} s") from None
+
+
+def _served(by: str) -> None:
+    metrics.replica_reads.labels(by).inc()
+    box = READ_FROM.get()
+    if box is not None and by != "refused":
+        box["served_by"] = by
 
 
 async def get_unit_of_work(request: Request) -> UnitOfWork:

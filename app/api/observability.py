@@ -28,6 +28,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import logs, metrics
+from app.api.deps import READ_FROM
 from app.api.hosts import HostGuard, allowed_hosts
 from app.usecases.errors import Forbidden
 
@@ -136,7 +137,8 @@ def _hashing_docs_scripts(send: Send) -> Send:
 class Observe:
     """The outermost ASGI layer: a request ID (the client's ``X-Request-ID`` when it is 1-64 of ``A-Za-z0-9._-``,
     else a new one) in the logs' context and the answer; the security headers on every answer (a route's own win);
-    one ``bjaudit.access`` line; the HTTP metrics."""
+    ``X-Bjaudit-Read-From`` (replica or primary) on an answer read where a standby may serve it, when one is
+    configured; one ``bjaudit.access`` line; the HTTP metrics."""
 
     def __init__(self, app: ASGIApp, *, access: bool, count: bool, routes: Sequence[BaseRoute] = ()) -> None:
         self.app = app
@@ -176,12 +178,17 @@ class Observe:
             ),
         )
         status = 500  # what the server answers when the application raises before answering
+        read_from: dict[str, str] = {}
+        reading = READ_FROM.set(read_from)
 
         async def send_observed(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = _with_headers(message, extra)
+                served = read_from.get("served_by")
+                message = _with_headers(
+                    message, extra if served is None else (*extra, (b"x-bjaudit-read-from", served.encode()))
+                )
             await send(message)
 
         try:
@@ -192,6 +199,7 @@ class Observe:
             try:
                 self._record(scope, path, status, time.perf_counter() - started)
             finally:
+                READ_FROM.reset(reading)
                 logs.request_id.reset(token)
 
     def _record(self, scope: Scope, path: str, status: int, seconds: float) -> None:

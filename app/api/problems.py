@@ -56,12 +56,18 @@ class DatabaseTimedOut(ServiceError):
     status, slug, title = 503, "database-timeout", "The request took too long in the database"
 
 
+class ReplicaUnavailable(ServiceError):
+    status, slug, title = 503, "read-replica-unavailable", "The read replica cannot serve this read"
+
+
 DATABASE_503 = (
     "The database could not serve the request; retry after `Retry-After` seconds. "
     "`urn:bjaudit:problem:database-unavailable`: it cannot be reached or is not migrated, or no connection became "
     "free within BJAUDIT_DB_POOL_TIMEOUT (nothing was stored). `urn:bjaudit:problem:database-timeout`: the request "
     "took longer than BJAUDIT_DB_TIMEOUT_SECONDS, or than a limit of the database's own (statement_timeout, "
-    "lock_timeout), and was stopped; `detail` says which, and whether sending it again is safe."
+    "lock_timeout), and was stopped; `detail` says which, and whether sending it again is safe. "
+    "`urn:bjaudit:problem:read-replica-unavailable` (the reads a standby serves, with BJAUDIT_READ_FALLBACK=unavailable): "
+    "the standby is behind by more than BJAUDIT_READ_MAX_LAG_SECONDS or cannot be reached."
 )
 """What the routes' 503 says in the OpenAPI document."""
 

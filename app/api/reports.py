@@ -284,7 +284,7 @@ async def summary_report(
     if limit is not None or cursor:
         after = report_cases.decode_cursor(cursor, group_by) if cursor else None
         page = Page(limit or report_cases.MAX_GROUPS, after)
-    report = await uow.read(functools.partial(report_cases.summary, page=page), q)
+    report = await uow.look(functools.partial(report_cases.summary, page=page), q)
     vary = {"Vary": "Accept"}
     if in_csv:
         headers = {**vary, "Content-Disposition": f'attachment; filename="{report_cases.csv_filename(q)}"'}

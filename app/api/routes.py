@@ -222,7 +222,7 @@ async def search_rounds(
         played_from=_instant(played_from, "from"),
         played_to=_instant(played_to, "to"),
     )
-    return Response(await uow.read(round_cases.search_rounds, q, limit, cursor), media_type=JSON)
+    return Response(await uow.look(round_cases.search_rounds, q, limit, cursor), media_type=JSON)
 
 
 SourceParam = Annotated[
@@ -511,11 +511,15 @@ async def readyz(request: Request) -> Response:
             f"The database schema is at {sorted(current) or 'no revision'}, the code needs {sorted(heads or [])}; "
             "run `alembic upgrade head`.",
         )
+    replica = getattr(request.app.state, "replica", None)
     body = {
         "status": "ready",
         "database": get_database(request).engine.dialect.name,
         "revision": sorted(current),
         "batch_workers": workers,
+        "read_replica": None
+        if replica is None
+        else (await anyio.to_thread.run_sync(replica.state, abandon_on_cancel=True)).as_json(),
     }
     return Response(orjson.dumps(body), media_type=JSON)
 

@@ -330,6 +330,18 @@ class Health(BaseModel):
     version: str
 
 
+class ReadReplica(BaseModel):
+    state: Literal["in_use", "not_used"] = Field(
+        description="in_use: it serves searches, reports, shoes and the workbench's pages; not_used: it lags by more "
+        "than BJAUDIT_READ_MAX_LAG_SECONDS or cannot be reached."
+    )
+    lag_seconds: float | None = Field(
+        description="How far behind the primary it was (an upper bound, checked at most once a second); null when "
+        "not known."
+    )
+    reason: str | None = Field(description="Why it is not used, or why its lag is not known.")
+
+
 class Ready(BaseModel):
     status: Literal["ready"]
     database: str
@@ -339,6 +351,11 @@ class Ready(BaseModel):
     batch_workers: int | None = Field(
         description="Batch workers with a recent heartbeat (the queue, on PostgreSQL; the service's own included). "
         "0 means uploaded batches wait. Null when the service audits batches itself (SQLite)."
+    )
+    read_replica: ReadReplica | None = Field(
+        description="The read replica (BJAUDIT_DATABASE_READ_URL) as last checked, or null when none is configured. "
+        "Its state does not make the service unready: reads go to the primary, or are answered 503, as "
+        "BJAUDIT_READ_FALLBACK says."
     )
 
 

@@ -145,5 +145,5 @@ async def reconcile_shoe(
     """Shoe reconciliation: the rounds of one shoe share one card supply, so no card may be seen across them more
     often than its decks hold it. The shoe's rounds, the cards seen (burned cards counted, and shown apart), and
     each over-count as a finding naming the rounds involved (at most 2000 rounds)."""
-    body = await uow.read(shoe_cases.reconcile_shoe, shoe_id, who.reads(source), jurisdiction)
+    body = await uow.look(shoe_cases.reconcile_shoe, shoe_id, who.reads(source), jurisdiction)
     return Response(body, media_type=JSON)

@@ -526,7 +526,7 @@ async def search_page(request: Request, viewing: Viewer) -> Response:
             played_to=_instant(params.get("to"), "to"),
         )
         page = orjson.loads(
-            await _uow(request).read(round_cases.search_rounds, q, PAGE_SIZE, params.get("cursor"))
+            await _uow(request).look(round_cases.search_rounds, q, PAGE_SIZE, params.get("cursor"))
         )
     except InvalidQuery as exc:
         error = exc.detail
@@ -534,7 +534,7 @@ async def search_page(request: Request, viewing: Viewer) -> Response:
     else:
         items = page["items"]
         keys = [(i["round_id"], i["source"], i["jurisdiction"]) for i in items]
-        stated = await _uow(request).read(reads.played_at_local, keys)
+        stated = await _uow(request).look(reads.played_at_local, keys)
         for item, key in zip(items, keys, strict=True):
             item["local"] = views.local_time(stated.get(key) or item["played_at"])
             item["href"] = views.round_href(item["round_id"], item["source"], item["jurisdiction"])
@@ -700,7 +700,7 @@ async def rules_page(request: Request, viewing: Viewer) -> Response:
             source=viewing.who.reads(None),
             jurisdiction=jurisdiction,
         )
-        report = await _uow(request).read(report_cases.summary, q)
+        report = await _uow(request).look(report_cases.summary, q)
         fired = views.findings_by_key(report.groups)
     except InvalidQuery as exc:
         error = exc.detail
@@ -767,11 +767,11 @@ async def reports_page(request: Request, viewing: Viewer) -> Response:
         q = _report_query(params, viewing.who)
         cursor = params.get("cursor")
         page = Page(REPORT_GROUPS, report_cases.decode_cursor(cursor, q.group_by) if cursor else None)
-        report = await _uow(request).read(functools.partial(report_cases.summary, page=page), q)
+        report = await _uow(request).look(functools.partial(report_cases.summary, page=page), q)
         by_day = (
             report
             if q.group_by == "day" and cursor is None and report.next_cursor is None
-            else await _uow(request).read(
+            else await _uow(request).look(
                 report_cases.summary, Summary("day", q.played_from, q.played_to, q.source, q.jurisdiction)
             )
         )
@@ -815,7 +815,7 @@ async def report_csv(request: Request, viewing: Viewer) -> Response:
     params = _params(request)
     _unknown(params, REPORT_PARAMETERS)
     q = _report_query(params, viewing.who)
-    report = await _uow(request).read(report_cases.summary, q)
+    report = await _uow(request).look(report_cases.summary, q)
     return Response(
         report_cases.as_csv(report),
         media_type="text/csv; charset=utf-8",

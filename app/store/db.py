@@ -113,6 +113,18 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
+def snapshot(session: Session) -> None:
+    """Make the rest of ``session``'s reads one snapshot (call it first): a report adds up rollups, the entries past
+    their cursors and raw rows, which a roller's commit between two of its statements would count twice or not at
+    all. PostgreSQL: a REPEATABLE READ transaction; SQLite: a transaction (its reads see one snapshot)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        return
+    # SQLite: Python's sqlite3 begins a transaction only before a write, so that each SELECT would see the store as it
+    # is then: begin one ourselves (in WAL mode its reads then see the store as of its first), ended with the session.
+    session.connection(execution_options={"isolation_level": "AUTOCOMMIT"}).exec_driver_sql("BEGIN")
+
+
 class Database:
     """The engine and its session factory."""
 

@@ -191,7 +191,17 @@ class FindingRow(Base):
 
     __table_args__ = (
         PrimaryKeyConstraint("round_pk", "audit_no", "seq", "played_at"),
-        Index(None, "rule", "played_at"),
+        # The search by rule walks a rule's findings, and those citing it as another number, newest first, a page
+        # at a time (app/store/rounds.py): keyed (played_at, round_pk), as the rounds are.
+        Index(None, "rule", "played_at", "round_pk"),
+        Index(
+            "ix_findings_also_cited_as",
+            "also_cited_as",
+            "played_at",
+            "round_pk",
+            postgresql_where=text("also_cited_as IS NOT NULL"),
+            sqlite_where=text("also_cited_as IS NOT NULL"),
+        ),
         Index(None, "played_at"),
         # Nothing to read back from an insert (the key is all given; audit_no's default is for old rows).
         {"implicit_returning": False},

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from app.domain.model import Round
+from app.store.db import snapshot
 from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
 from app.store.models import findings_table as F
@@ -264,6 +265,8 @@ class Search:
     """Rounds declared void (True) or not (False), by their latest audit."""
     after: tuple[datetime, int] | None = None
     """Keyset cursor: the (played_at, id) of the last row of the previous page."""
+    within: tuple[tuple[int, datetime], ...] | None = None
+    """Only these rounds, by (id, played_at): a stretch of the rule's findings walked by :func:`search_rounds`."""
 
 
 SEARCH_COLUMNS = (
@@ -310,35 +313,31 @@ def search_conditions(q: Search) -> list[Any]:
     if q.voided is not None:
         void = latest_void_reason()
         conds.append(void.is_not(None) if q.voided else void.is_(None))
-    found: list[Any] = []  # one finding must meet them all
+    found = finding_conditions(q)  # one finding must meet them all
+    if found:
+        of_round = (F.c.round_pk == R.c.id, F.c.played_at == R.c.played_at, *found, finding_is_latest())
+        # Looked for round by round, newest first (OFFSET 0 keeps the subquery from being planned as a join):
+        # over monthly partitions PostgreSQL misjudged that join and read every round (corrected=true at 10^6:
+        # 55 ms before partitions, 700 ms after, 18 ms so); each probe reads the round's own month. The search by
+        # rule does not come here: it walks the rule's findings (:func:`search_rounds`).
+        conds.append(exists(select(literal(1)).where(*of_round).offset(0)))
+    if q.within is not None:
+        conds.append(tuple_(R.c.id, R.c.played_at).in_(q.within))
+    if q.after is not None:
+        conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
+    return conds
+
+
+def finding_conditions(q: Search) -> list[Any]:
+    """What one finding of a round's latest audit must meet for ``q``: cite ``rule`` (as its rule, or in
+    ``also_cited_as``), be corrected or not."""
+    found: list[Any] = []
     if q.rule is not None:
         cited = F.c.also_cited_as.like(f'%"{_like_escape(q.rule)}"%', escape="\\")
         found.append(or_(F.c.rule == q.rule, cited))
     if q.corrected is not None:
         found.append(F.c.corrected_by.is_not(None) if q.corrected else F.c.corrected_by.is_(None))
-    if found and q.rule is None:
-        of_round = (F.c.round_pk == R.c.id, F.c.played_at == R.c.played_at, *found, finding_is_latest())
-        # Looked for round by round, newest first (OFFSET 0 keeps the subquery from being planned as a join):
-        # over monthly partitions PostgreSQL misjudged that join and read every round (corrected=true at 10^6:
-        # 55 ms before partitions, 700 ms after, 18 ms so); each probe reads the round's own month.
-        conds.append(exists(select(literal(1)).where(*of_round).offset(0)))
-    elif found:
-        # A rule's findings first (the findings of one rule are few beside the rounds: 0.3% of them for the most
-        # frequent here), then their rounds by (id, played_at), each from its own month: a join PostgreSQL planned
-        # as a scan of every round (rule= at 10^6: 190-210 ms, 20-50 ms so).
-        span = [F.c.played_at >= q.played_from] if q.played_from is not None else []
-        span += [F.c.played_at < q.played_to] if q.played_to is not None else []
-        hits = (
-            select(F.c.round_pk, F.c.played_at)
-            .where(*found, *span, finding_is_latest())
-            .distinct()
-            .cte("hits")
-            .prefix_with("MATERIALIZED", dialect="postgresql")
-        )
-        conds.append(tuple_(R.c.id, R.c.played_at).in_(select(hits.c.round_pk, hits.c.played_at)))
-    if q.after is not None:
-        conds.append(tuple_(R.c.played_at, R.c.id) < q.after)
-    return conds
+    return found
 
 
 _NEWEST = (R.c.played_at.desc(), R.c.id.desc())
@@ -348,8 +347,85 @@ _LATER_COLUMNS = [c if isinstance(c, Column) else A.c[c.name].label(c.name) for 
 """The search's columns of a round re-audited, joined with its latest re-audit: that audit's."""
 
 
+WALK_FIRST = 64
+"""Findings the search by rule reads first in each of its walks (at least twice the page); each next stretch reads
+four times as many, up to :data:`WALK_MOST` in all its walks."""
+WALK_MOST = 8192
+
+_ALSO_CITED = text(
+    # The distinct also_cited_as values, one probe of ix_findings_also_cited_as each (a skip scan): a few dozen.
+    "WITH RECURSIVE v(also) AS ("
+    " SELECT min(also_cited_as) FROM findings WHERE also_cited_as IS NOT NULL"
+    " UNION ALL"
+    " SELECT (SELECT min(also_cited_as) FROM findings WHERE also_cited_as > v.also) FROM v WHERE v.also IS NOT NULL"
+    ") SELECT also FROM v WHERE also LIKE :cited ESCAPE '\\'"
+)
+
+
 def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]:
     """Rounds matching ``q``, newest played first, at most ``limit`` rows.
+
+    By rule, the rule's findings are walked newest first, a stretch at a time, and each stretch's rounds searched
+    with the other filters, until the page is full or the findings end: one ordered index walk for the rule itself
+    and one for each ``also_cited_as`` value that lists it (:data:`_ALSO_CITED`), merged. A rule's findings are a
+    fraction of a percent of the rounds; reading them all first (as this did) cost 2.5 s at 10^7 rounds, most of it
+    for ``also_cited_as LIKE``, which no index serves, so that every finding was read.
+    """
+    if q.rule is None:
+        return _search(session, q, limit)
+    if not session.in_transaction():  # else its caller's transaction, as it is
+        snapshot(session)  # the walk's statements, and the rounds', see one state of the store
+    walks = [F.c.rule == q.rule]
+    cited = f'%"{_like_escape(q.rule)}"%'
+    walks += [F.c.also_cited_as == v for v in session.execute(_ALSO_CITED, {"cited": cited}).scalars()]
+    found = finding_conditions(replace(q, rule=None))
+    found += [F.c.played_at >= q.played_from] if q.played_from is not None else []
+    found += [F.c.played_at < q.played_to] if q.played_to is not None else []
+    # Each finding of the round's latest audit, probed one by one (OFFSET 0: not a join that reads every audit).
+    found.append(
+        ~exists(select(literal(1)).where(A.c.round_pk == F.c.round_pk, A.c.audit_no > F.c.audit_no).offset(0))
+    )
+    rest = replace(q, rule=None, corrected=None, after=None)
+    rows: list[Row[Any]] = []
+    most = max(WALK_MOST // len(walks), WALK_FIRST)  # a stretch's keys, whatever the walks: a bounded IN list
+    after, size = q.after, min(max(WALK_FIRST, 2 * limit), most)
+    while True:
+        keys, end = _walk(session, walks, found, after, size)
+        if keys:
+            rows += _search(
+                session, replace(rest, within=tuple((pk, at) for at, pk in keys)), limit - len(rows)
+            )
+        if len(rows) >= limit or end is None:
+            return rows
+        after, size = end, min(4 * size, most)
+
+
+def _walk(
+    session: Session, walks: list[Any], found: list[Any], after: tuple[datetime, int] | None, size: int
+) -> tuple[list[tuple[datetime, int]], tuple[datetime, int] | None]:
+    """The next stretch of the rule's findings past ``after``: the (played_at, round_pk) of their rounds, newest first,
+    and where the stretch ends (None: the findings are all read). Each walk reads at most ``size`` findings; a walk that
+    read that many may have more, so the stretch ends at the latest of such walks' last keys (included: a round's other
+    findings past it are of the same round, and of the same audit, the latest)."""
+    keys: set[tuple[datetime, int]] = set()
+    ends: list[tuple[datetime, int]] = []
+    past = [tuple_(F.c.played_at, F.c.round_pk) < after] if after is not None else []
+    for walk in walks:
+        got = session.execute(
+            select(F.c.played_at, F.c.round_pk)
+            .where(walk, *found, *past)
+            .order_by(F.c.played_at.desc(), F.c.round_pk.desc())
+            .limit(size)
+        ).all()
+        keys.update((at, pk) for at, pk in got)
+        if len(got) == size:
+            ends.append((got[-1][0], got[-1][1]))
+    end = max(ends) if ends else None
+    return sorted((k for k in keys if end is None or k >= end), reverse=True), end
+
+
+def _search(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]:
+    """:func:`search_rounds` of a ``q`` without ``rule``.
 
     A filter on the latest audit's verdict or void is the one no index can serve as written (its value is the
     round's own or its latest re-audit's): the search is then made of two, each on plain columns, newest first,

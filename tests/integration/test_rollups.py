@@ -28,6 +28,11 @@ from app.usecases.reports import Report, decode_cursor, summary
 
 SOURCES = ("casino-a", "casino-b")
 RULES = ("19:47-2.10(b)", "19:47-2.12(b)1", "NZ-6.3", "13:69F-2.6(a)")
+ALSO_CITED_AS = {
+    "19:47-2.10(b)": '["13:69F-2.10(b)"]',
+    "13:69F-2.6(a)": '["19:47-2.4(a)","X_1%"]',  # two numbers, one with LIKE's wildcards
+}
+"""What the findings of a rule are also cited as (JSON text, as stored): the search by rule finds them by these too."""
 START = datetime(2026, 1, 30, 18, tzinfo=UTC)
 
 
@@ -61,8 +66,8 @@ class Store:
             {
                 "round_pk": pk,
                 "seq": i,
-                "rule": r.choice(RULES),
-                "also_cited_as": None,
+                "rule": (rule := r.choice(RULES)),
+                "also_cited_as": ALSO_CITED_AS.get(rule),
                 "citation_status": "verified",
                 "category": "payout",
                 "event_index": i,

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import Engine, and_, exists, or_, select, text
 from sqlalchemy.orm import Session
 
+from app.store import rounds as rounds_store
 from app.store.models import findings_table as F
 from app.store.models import rounds_table as R
 from app.store.rounds import (
@@ -106,3 +107,53 @@ def _after(q: Search, last: Any) -> Search:
     from dataclasses import replace
 
     return replace(q, after=(last.played_at, last.id))
+
+
+@pytest.mark.parametrize("seed", [7])
+def test_the_search_by_rule_walked_in_short_stretches_finds_what_its_definition_finds(
+    engine: Engine, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk of a rule's findings (app/store/rounds.py) in stretches of a few findings, so that every page takes
+    several, ending inside a round's findings and merging the walk of the rule with those of the also_cited_as values
+    that list it (one or two numbers, one with LIKE's wildcards), against the definition, every page."""
+    monkeypatch.setattr(rounds_store, "WALK_FIRST", 1)
+    monkeypatch.setattr(rounds_store, "WALK_MOST", 5)
+    with Session(engine) as s:
+        store = Store(s, seed)
+        for _ in range(300):
+            store.round()
+        for _ in range(100):
+            store.reaudit()
+        s.commit()
+    checked = 0
+    with Session(engine) as s:
+        for rule in (
+            "19:47-2.10(b)",
+            "13:69F-2.10(b)",
+            "19:47-2.4(a)",
+            "X_1%",
+            "13:69F-2.6(a)",
+            "X",
+            "NZ-6.3",
+        ):
+            for extra in (
+                {},
+                {"table": "BJ2"},
+                {"verdict": "compliant"},
+                {"corrected": True},
+                {
+                    "played_from": datetime(2026, 2, 10, tzinfo=UTC),
+                    "played_to": datetime(2026, 3, 1, tzinfo=UTC),
+                },
+            ):
+                for limit in (1, 3, 7):
+                    q = Search(rule=rule, **extra)  # type: ignore[arg-type]
+                    while True:
+                        got = list(search_rounds(s, q, limit))
+                        want = reference(s, q, limit)
+                        assert [tuple(r) for r in got] == [tuple(r) for r in want], (q, limit)
+                        checked += 1
+                        if len(got) < limit:
+                            break
+                        q = _after(q, got[-1])
+    assert checked > 300
