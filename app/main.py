@@ -58,8 +58,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         db = Database.from_settings(settings)
         app.state.db = db
-        standby = read_replica(settings)
-        app.state.replica = None if standby is None else standby[1]
+        app.state.replica = replica = read_replica(settings)
+        standby = (
+            None
+            if replica is None
+            else (
+                Database.from_settings(
+                    settings.model_copy(update={"database_url": settings.database_read_url})
+                ),
+                replica,
+            )
+        )
         # As many requests in the database at once as the pool keeps connections: no overflow churn.
         app.state.unit_of_work = uow = UnitOfWork(
             db,
@@ -131,15 +140,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-def read_replica(settings: Settings) -> tuple[Database, Replica] | None:
-    """The standby's database and its health (BJAUDIT_DATABASE_READ_URL), or None when there is none. Raises
-    ValueError when either URL is not PostgreSQL's."""
+def read_replica(settings: Settings) -> Replica | None:
+    """The standby's health (BJAUDIT_DATABASE_READ_URL), or None when there is none. Raises ValueError when either
+    URL is not PostgreSQL's."""
     if not settings.database_read_url.strip():
         return None
-    replica = Replica(settings.database_url, settings.database_read_url, settings.read_max_lag_seconds)
-    return Database.from_settings(
-        settings.model_copy(update={"database_url": settings.database_read_url})
-    ), replica
+    return Replica(settings.database_url, settings.database_read_url, settings.read_max_lag_seconds)
 
 
 async def _publish_every(

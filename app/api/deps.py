@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -67,7 +67,7 @@ class UnitOfWork:
         timeout: float = 10.0,
         *,
         replica: tuple[Database, Replica] | None = None,
-        fallback: str = "primary",
+        fallback: Literal["primary", "unavailable"] = "primary",
     ) -> None:
         self.db = db
         self.limiter = limiter

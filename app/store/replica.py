@@ -29,15 +29,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
 import psycopg
 
 from app.config import libpq_url
 
 log = logging.getLogger("bjaudit.replica")
-
-Served = Literal["replica", "primary"]
 
 CHECK_TIMEOUT_SECONDS = 2
 """How long a check may wait for either server (connecting and answering): a hung standby is down after this."""
@@ -104,66 +102,50 @@ class Replica:
 
     def failed(self, exc: BaseException) -> None:
         """A read on the standby failed: not used again until the next check finds it well."""
-        first = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        reason = f"a read failed on it: {first[0] if first else type(exc).__name__}"
-        log.warning("read replica not used: %s", reason)
-        self._state = ReplicaState(False, None, reason, time.monotonic())
+        reason = f"a read failed on it: {_first(getattr(exc, 'orig', None) or exc)}"
+        self._state = self._logged(ReplicaState(False, None, reason, time.monotonic()))
 
     def _check(self) -> ReplicaState:
         now = time.monotonic()
         try:
-            with psycopg.connect(
-                self._primary, autocommit=True, connect_timeout=CHECK_TIMEOUT_SECONDS
-            ) as conn:
-                conn.execute(f"SET statement_timeout = {CHECK_TIMEOUT_SECONDS * 1000}")
-                row = conn.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+            (position,) = _ask(self._primary, "SELECT pg_current_wal_lsn()::text")
         except psycopg.Error as exc:
             # The primary cannot say where it is: the standby's lag cannot be known (and the primary's own reads
             # will fail as they would without a replica).
-            return ReplicaState(False, None, f"the primary cannot be asked its position: {_first(exc)}", now)
-        assert row is not None
-        primary_at = _lsn(row[0])
+            return self._logged(
+                ReplicaState(False, None, f"the primary cannot be asked its position: {_first(exc)}", now)
+            )
+        primary_at = _lsn(position)
         self._samples.append((primary_at, now))
         try:
-            with psycopg.connect(
-                self._replica, autocommit=True, connect_timeout=CHECK_TIMEOUT_SECONDS
-            ) as conn:
-                conn.execute(f"SET statement_timeout = {CHECK_TIMEOUT_SECONDS * 1000}")
-                recovering, replayed, age = conn.execute(
-                    "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
-                    "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8"
-                ).fetchone() or (None, None, None)
-        except psycopg.Error as exc:
-            state = ReplicaState(False, None, f"it cannot be reached: {_first(exc)}", now)
-            self._log_change(state)
-            return state
-        if not recovering:
-            state = ReplicaState(
-                True, None, "it is not a standby (not in recovery): its lag cannot be measured", now
+            recovering, replayed, age = _ask(
+                self._replica,
+                "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text, "
+                "extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8",
             )
-        elif replayed is None:
-            state = ReplicaState(False, None, "it has replayed nothing yet", now)
-        else:
-            lag = self._lag(_lsn(replayed), primary_at, now, age)
-            if lag is None:
-                state = ReplicaState(False, None, "it is behind the primary by a time no check can tell", now)
-            elif lag > self.max_lag:
-                state = ReplicaState(
-                    False,
-                    lag,
-                    f"it is {lag:.1f} s behind the primary (BJAUDIT_READ_MAX_LAG_SECONDS {self.max_lag:g})",
-                    now,
+        except psycopg.Error as exc:
+            return self._logged(ReplicaState(False, None, f"it cannot be reached: {_first(exc)}", now))
+        if not recovering:
+            return self._logged(
+                ReplicaState(
+                    True, None, "it is not a standby (not in recovery): its lag cannot be measured", now
                 )
-            else:
-                state = ReplicaState(True, lag, None, now)
-        self._log_change(state)
-        return state
+            )
+        if replayed is None:
+            return self._logged(ReplicaState(False, None, "it has replayed nothing yet", now))
+        lag = self._lag(_lsn(replayed), primary_at, now, age)
+        if lag is None:
+            return self._logged(
+                ReplicaState(False, None, "it is behind the primary by a time no check can tell", now)
+            )
+        if lag > self.max_lag:
+            reason = f"it is {lag:.1f} s behind the primary (BJAUDIT_READ_MAX_LAG_SECONDS {self.max_lag:g})"
+            return self._logged(ReplicaState(False, lag, reason, now))
+        return self._logged(ReplicaState(True, lag, None, now))
 
     def _lag(self, replayed: int, primary_at: int, now: float, age: float | None) -> float | None:
         if replayed >= primary_at:
             return 0.0
-        # The newest check at which the primary stood at or before where the standby stands now: the standby is
-        # at least that current, so at most that old.
         # Two bounds, each at least the lag, the smaller taken. The age of the last transaction it replayed: what
         # it misses was committed after that one. The time since the newest check at which the primary stood at or
         # before where the standby stands now: it holds everything committed before that check.
@@ -173,13 +155,24 @@ class Replica:
             bounds.append(now - self._samples[i - 1][1])
         return max(0.0, min(bounds)) if bounds else None
 
-    def _log_change(self, state: ReplicaState) -> None:
+    def _logged(self, state: ReplicaState) -> ReplicaState:
+        """``state``, logged when the standby comes into use or goes out of it."""
         before = self._state
         if before is None or before.usable != state.usable:
             if state.usable:
                 log.info("read replica in use (lag %s s)", state.lag_seconds)
             else:
                 log.warning("read replica not used: %s", state.reason)
+        return state
+
+
+def _ask(conninfo: str, query: str) -> tuple[Any, ...]:
+    """One row of ``query`` on a connection of its own, opened and answered within :data:`CHECK_TIMEOUT_SECONDS`."""
+    with psycopg.connect(conninfo, autocommit=True, connect_timeout=CHECK_TIMEOUT_SECONDS) as conn:
+        conn.execute(f"SET statement_timeout = {CHECK_TIMEOUT_SECONDS * 1000}")
+        row = conn.execute(query).fetchone()
+    assert row is not None
+    return tuple(row)
 
 
 def _first(exc: BaseException) -> str:

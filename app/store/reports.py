@@ -166,16 +166,7 @@ def raw_summary(session: Session, q: Summary, page: rollups.Page | None = None) 
         )
         .select_from(rounds)
         .where(of_rounds),
-        select(
-            *(
-                c.label(n)
-                for c, n in zip(
-                    (literal_column("1"), null, zero, *found[:4], zero, *found[4:]),
-                    ("total", "key", *FIGURES),
-                    strict=True,
-                )
-            )
-        )
+        select(*_figures_row("1", [null, zero, *found[:4], zero, *found[4:]]))
         .select_from(F)
         .where(of_findings),
         _grouped(
@@ -209,10 +200,7 @@ def _grouped(
     the key; ``page``: only the first :attr:`~app.store.rollups.Page.reads` groups past the page's ``after``, in the
     groups' order (then a subquery, to be a part of a UNION ALL)."""
     key = columns[0]
-    names = ("key", *FIGURES)
-    stmt = select(
-        literal_column("0").label("total"), *(c.label(n) for c, n in zip(columns, names, strict=True))
-    )
+    stmt = select(*_figures_row("0", columns))
     stmt = stmt.select_from(from_).where(where)
     if page is None:
         return stmt.group_by(key)
@@ -225,6 +213,13 @@ def _grouped(
         .subquery()
     )
     return select(paged)
+
+
+def _figures_row(total: str, columns: Sequence[ColumnElement[Any]]) -> list[ColumnElement[Any]]:
+    """A row of :func:`raw_summary`: ``total`` ("1": the whole report's; "0": a group's), then ``columns`` (the key,
+    then the :data:`FIGURES`), labelled."""
+    names = ("key", *FIGURES)
+    return [literal_column(total).label("total"), *(c.label(n) for c, n in zip(columns, names, strict=True))]
 
 
 FIGURES = (

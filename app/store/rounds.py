@@ -135,9 +135,12 @@ def stored_submission(session: Session, round_id: str, source: str, jurisdiction
 _LATER = A.alias("later")
 
 
-def finding_is_latest() -> ColumnElement[bool]:
-    """A findings row is of its round's latest audit: no audit of the round has a greater number."""
-    return ~exists().where(A.c.round_pk == F.c.round_pk, A.c.audit_no > F.c.audit_no)
+def finding_is_latest(*, probed: bool = False) -> ColumnElement[bool]:
+    """A findings row is of its round's latest audit: no audit of the round has a greater number. ``probed``: asked
+    row by row (OFFSET 0 keeps PostgreSQL from planning it as a join that reads every audit), for a walk that stops
+    early."""
+    later = select(literal(1)).where(A.c.round_pk == F.c.round_pk, A.c.audit_no > F.c.audit_no)
+    return ~exists(later.offset(0) if probed else later)
 
 
 def with_latest_audit() -> Any:
@@ -381,10 +384,7 @@ def search_rounds(session: Session, q: Search, limit: int) -> Sequence[Row[Any]]
     found = finding_conditions(replace(q, rule=None))
     found += [F.c.played_at >= q.played_from] if q.played_from is not None else []
     found += [F.c.played_at < q.played_to] if q.played_to is not None else []
-    # Each finding of the round's latest audit, probed one by one (OFFSET 0: not a join that reads every audit).
-    found.append(
-        ~exists(select(literal(1)).where(A.c.round_pk == F.c.round_pk, A.c.audit_no > F.c.audit_no).offset(0))
-    )
+    found.append(finding_is_latest(probed=True))
     rest = replace(q, rule=None, corrected=None, after=None)
     rows: list[Row[Any]] = []
     most = max(WALK_MOST // len(walks), WALK_FIRST)  # a stretch's keys, whatever the walks: a bounded IN list
