@@ -141,9 +141,14 @@ class Subtrees:
         self.session, self.source = session, source
         self.have = covered(session, source, size)
         self.nodes: dict[tuple[int, int], bytes] = {}
+        """Roots of perfect subtrees, read or computed (each is what its leaves give, whatever the tree's size)."""
         self.leaves: dict[int, bytes] = {}
+        self._planned: set[tuple[int, int]] = set()
 
     def _plan(self, level: int, idx: int, nodes: set[tuple[int, int]], leaves: set[int]) -> None:
+        if (level, idx) in self._planned:
+            return
+        self._planned.add((level, idx))
         if level == 0:
             leaves.add(idx)
         elif level % STRIDE == 0 and idx < self.have.get(level, 0):
@@ -189,9 +194,11 @@ class Subtrees:
     def _root(self, level: int, idx: int) -> bytes:
         if level == 0:
             return self.leaves[idx]
-        if (level, idx) in self.nodes:
-            return self.nodes[(level, idx)]
-        return merkle.node_hash(self._root(level - 1, 2 * idx), self._root(level - 1, 2 * idx + 1))
+        found = self.nodes.get((level, idx))
+        if found is None:
+            found = merkle.node_hash(self._root(level - 1, 2 * idx), self._root(level - 1, 2 * idx + 1))
+            self.nodes[(level, idx)] = found
+        return found
 
     def mth(self, start: int, end: int) -> bytes:
         parts = [self._root(level, idx) for level, idx in _perfect(start, end)]
@@ -249,11 +256,19 @@ def inclusion(session: Session, source: str, index: int, size: int) -> list[byte
 
 
 def inclusions(session: Session, source: str, indices: Iterable[int], size: int) -> dict[int, list[bytes]]:
-    """The inclusion proofs of many leaves in the tree of ``size`` leaves, read in one go (an archive's month)."""
-    wanted = sorted(set(indices))
+    """The inclusion proofs of many leaves in the tree of ``size`` leaves, their subtrees read in one go and each
+    computed once (an archive's month: neighbouring leaves share most of their paths)."""
+    asked = {i: _asked(lambda mth, i=i: merkle.inclusion_proof(i, size, mth)) for i in set(indices)}
     t = Subtrees(session, source, size)
-    t.load([r for i in wanted for r in _asked(lambda mth, i=i: merkle.inclusion_proof(i, size, mth))])
-    return {i: merkle.inclusion_proof(i, size, t.mth) for i in wanted}
+    t.load({r for ranges in asked.values() for r in ranges})
+    roots: dict[tuple[int, int], bytes] = {}
+    for ranges in asked.values():
+        for r in ranges:
+            if r not in roots:
+                roots[r] = t.mth(*r)
+    # _asked records the ranges in the order inclusion_proof asks for them, the root's sibling first; a proof lists
+    # the deepest first.
+    return {i: [roots[r] for r in reversed(ranges)] for i, ranges in asked.items()}
 
 
 def consistency(session: Session, source: str, old: int, new: int) -> list[bytes]:

@@ -246,7 +246,7 @@ def _lines(conn: Connection, month: date, proofs: _Proofs) -> Iterator[bytes]:
         )
         .mappings()
     )
-    for chunk in rows.partitions():
+    for chunk in rows.partitions(1000):
         docs = []
         for row in chunk:
             pk = int(row["id"])
