@@ -42,3 +42,23 @@ def test_each_committed_chunk_rolls_its_source_up_to_the_head(
     # and the report, from those rows, says what the raw rows say
     rolled = client.get("/v1/reports/summary?group_by=day").json()
     assert rolled["totals"]["rounds"] == 10, rolled
+
+
+def test_a_reaudit_chunk_that_changed_audits_rolls_them(
+    client: TestClient, count: Callable[[str], int]
+) -> None:
+    """R-1 (submitted alone, so not rolled: the service's roller sleeps) re-audited by its table's corrected
+    registration, which withdraws its finding (tests/integration/test_reaudits.py): the re-audit's chunk rolls the
+    round and its re-audit, and the rollups count the round without a finding."""
+    from tests.integration.test_reaudits import corrected_table, finished, reaudit
+
+    corrected_table(client)
+    assert count("SELECT count(*) FROM rollup_cursors WHERE seq > 0") == 0
+    finished(client, reaudit(client, {"table": "BJ21", "reason": "registration corrected"})["reaudit_id"])
+    head = count("SELECT seq FROM chain_heads WHERE source = 'default'")
+    deadline = time.monotonic() + 30
+    while count("SELECT coalesce(max(seq), 0) FROM rollup_cursors WHERE source = 'default'") < head:
+        assert time.monotonic() < deadline, "the re-audit's chunk did not roll"
+        time.sleep(0.05)
+    day = "SELECT sum({}) FROM report_rollups WHERE span = 'day' AND dim = 'all'"
+    assert (count(day.format("rounds")), count(day.format("rounds_with_findings"))) == (1, 0)
