@@ -1,17 +1,18 @@
 """Retention (issue 21): whole months of rounds archived to files and their partitions dropped; archives restored.
 
 ``archive`` writes each month wholly before a date (a month partition of ``rounds``; PostgreSQL only) as gzip NDJSON:
-one line a round — its record as received (base64), its columns and first audit, its re-audits, its findings rows and
-its chain entry (seq, hash) — and a manifest beside it (counts, the file's SHA-256). It reads the file back and checks
-it against the database before anything is removed; then, in one transaction, it records the archive (``archives``),
+one line a round — its record as received (base64), its columns and first audit, its re-audits, its findings rows, its
+chain entry (seq, hash) and its evidence (its entries and their inclusion proofs under a head of its source's log
+signed for the archive: app/evidence/archive.py) — and a manifest beside it (counts, the file's SHA-256, the heads).
+It reads the file back and checks it (each round's evidence packet included) before anything is removed; then, in one transaction, it records the archive (``archives``),
 detaches the month's partitions of ``rounds`` and ``findings``, checks that they hold exactly what was written (no
 round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the rounds' keys: a lookup of one answers
 410 with where it went, and integrity verification reports its chain entry as archived, not deleted. Re-audits
 (``audits``) and chain entries stay: they are small, and the chain must stay whole.
 
 A month is refused while a live webhook subscription of a source has not passed one of the month's chain entries
-(``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest,
-makes the month's partitions again and inserts its rounds and findings. The reports' rollups follow: an archived
+(``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest
+(and each round's evidence under its heads, and those heads against the log), makes the month's partitions again and inserts its rounds and findings. The reports' rollups follow: an archived
 month leaves them, a restored one comes back to them. docs/retention.md.
 """
 
