@@ -425,6 +425,11 @@ class EvidenceEntry(BaseModel):
     rules: str | None = Field(
         default=None, description="A registration's rules (JSON text), named by SHA-256."
     )
+    elections_id: int | None = Field(
+        default=None,
+        description="A registration's id, which the audits it made name (their content's elections_id): each audit "
+        "is re-run with its own registration's rules. Outside the content: a wrong one makes the re-run differ.",
+    )
     inclusion: list[str] = Field(description="Its inclusion proof in `head` (hex).")
 
 
@@ -438,6 +443,6 @@ class EvidencePacket(BaseModel):
     jurisdiction: str
     record: str = Field(description="The record's exact bytes, base64.")
     entries: list[EvidenceEntry] = Field(
-        description="The round's entry first, then its re-audits', then the registration it was audited by."
+        description="The round's entry first, then its re-audits', then each registration its audits were made by."
     )
     head: SignedHead

@@ -249,7 +249,7 @@ def cmd_check_evidence(args: argparse.Namespace, out: IO[str]) -> int:
         from app.usecases.integrity import read_trusted_key
 
         trusted = read_trusted_key(Path(args.public_key).read_text())
-    problems, done = packet.check(doc, trusted, None if args.no_replay else _replay)
+    problems, done = packet.check(doc, trusted, None if args.no_replay else replay_offline)
     for line in done:
         out.write(f"ok: {line}\n")
     for line in problems:
@@ -258,7 +258,8 @@ def cmd_check_evidence(args: argparse.Namespace, out: IO[str]) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
-def _replay(record: bytes, elections_id: int | None, rules: str | None) -> tuple[str, str]:
+def replay_offline(record: bytes, elections_id: int | None, rules: str | None) -> tuple[str, str]:
+    """This engine's audit of a record (app/evidence/packet.py's ``Replay``), with no database."""
     from app.usecases import auditing, offline
 
     rnd = offline.read_round(record)

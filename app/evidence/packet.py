@@ -83,29 +83,37 @@ def check(
 ) -> tuple[list[str], list[str]]:
     """Check a packet: (problems, what was checked). No problem: the record and its audits are those the service
     appended to its log, under the signed head. ``replay``: re-run the audit and compare."""
-    problems: list[str] = []
     done: list[str] = []
     if not isinstance(packet, dict) or packet.get("format") != FORMAT:
         return [f"not an evidence packet ({FORMAT})"], done
-    given = packet.get("head")
-    head: dict[str, Any] = given if isinstance(given, dict) else {}
-    problems += check_head(packet.get("head"), trusted)
+    problems = check_head(packet.get("head"), trusted)
     if problems:
         return problems, done
+    head: dict[str, Any] = packet["head"]
     done.append(
         f"head: source {head['source']}, {head['seq']} entries, root {head['root']}, signed "
         f"{'by the trusted key' if trusted is not None else 'by the key it carries (no trusted key given)'}"
     )
+    problems = check_signed(packet, head, done)
+    if replay is not None and not problems:
+        problems += replayed(base64.b64decode(packet["record"]), packet["entries"], replay, done)
+    return problems, done
+
+
+def check_signed(packet: Mapping[str, Any], head: Mapping[str, Any], done: list[str]) -> list[str]:
+    """The packet's problems under ``head``, a signed head already checked (:func:`check_head`): its record against
+    the round's entry, each entry against its texts and, by its inclusion proof, against the head's root."""
+    problems: list[str] = []
     try:
         record = base64.b64decode(packet["record"], validate=True)
         size, root = int(head["seq"]), bytes.fromhex(head["root"])
         entries = list(packet["entries"])
     except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-        return [f"the packet's record, entries or head root cannot be read: {exc}"], done
+        return [f"the packet's record, entries or head root cannot be read: {exc}"]
     round_entry = entries[0] if entries and isinstance(entries[0], dict) else {}
     content: dict[str, Any] = round_entry["content"] if isinstance(round_entry.get("content"), dict) else {}
     if content.get("kind") != "round":
-        return ["the packet's first entry is not the round's"], done
+        return ["the packet's first entry is not the round's"]
     for name in ("source", "round_id", "jurisdiction"):
         if content.get(name) != packet.get(name) or (
             name == "source" and content.get(name) != head["source"]
@@ -122,9 +130,7 @@ def check(
         problems += _record_agrees(record, content)
     for i, entry in enumerate(entries):
         problems += _check_entry(i, entry, packet, size, root, done)
-    if replay is not None and not problems:
-        problems += _replay(record, entries, replay, done)
-    return problems, done
+    return problems
 
 
 def _record_agrees(record: bytes, content: Mapping[str, Any]) -> list[str]:
@@ -212,27 +218,57 @@ def _audit_agrees(audit: bytes, content: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _replay(record: bytes, entries: list[Any], replay: Replay, done: list[str]) -> list[str]:
-    first = entries[0]["content"]
-    rules = next((e.get("rules") for e in entries if e["content"].get("kind") == "registration"), None)
-    elections_id = first.get("elections_id") if first.get("elections_source") == "registered" else None
-    if first.get("elections_source") == "registered" and rules is None:
-        return ["the round was audited by a registration the packet does not hold: it cannot be re-run"]
-    try:
-        again, version = replay(record, elections_id, rules)
-    except Exception as exc:  # noqa: BLE001 - the engine's refusal is the finding
-        return [f"the engine refuses the record now: {exc}"]
-    audits = [e for e in entries if e["content"].get("kind") in ("round", "audit")]
-    same_version = [e for e in audits if e["content"].get("engine_version") == version]
-    if not same_version:
-        named = sorted({str(e["content"].get("engine_version")) for e in audits})
-        done.append(f"not re-run: the audits name engine {', '.join(named)}; this is engine {version}")
-        return []
-    wrong = [e for e in same_version if e["audit"] != again]
+def _rules_of(registrations: list[Any], elections_id: Any) -> str | None:
+    """The rules of the registration entry whose ``elections_id`` is the audit's (a packet made before that field
+    was added holds one registration, which names none: that one)."""
+    named = [e for e in registrations if e.get("elections_id") == elections_id]
+    if not named:
+        named = [e for e in registrations if "elections_id" not in e]
+        named = named if len(named) == 1 else []
+    return named[0].get("rules") if named else None
+
+
+def replayed(record: bytes, entries: list[Any], replay: Replay, done: list[str]) -> list[str]:
+    """Re-run each audit of a sound packet by the elections it names — registered ones with the rules of the
+    registration entry it names — and compare the audits of this engine's version with what it makes now."""
+    registrations = [e for e in entries if e["content"].get("kind") == "registration"]
+    runs: dict[tuple[Any, str | None], tuple[str, str]] = {}
+    wrong: list[str] = []
+    compared: list[Any] = []
+    other: set[str] = set()
+    version = ""
+    for e in entries:
+        content = e["content"]
+        if content.get("kind") not in ("round", "audit"):
+            continue
+        registered = content.get("elections_source") == "registered"
+        elections_id = content.get("elections_id") if registered else None
+        rules = _rules_of(registrations, elections_id) if registered else None
+        if registered and rules is None:
+            return [
+                f"{content['kind']} entry {e['seq']}: it was audited by registration {elections_id}, which the "
+                "packet does not hold: it cannot be re-run"
+            ]
+        if (elections_id, rules) not in runs:
+            try:
+                runs[(elections_id, rules)] = replay(record, elections_id, rules)
+            except Exception as exc:  # noqa: BLE001 - the engine's refusal is the finding
+                return [f"the engine refuses the record now: {exc}"]
+        again, version = runs[(elections_id, rules)]
+        if content.get("engine_version") != version:
+            other.add(str(content.get("engine_version")))
+            continue
+        compared.append(e)
+        if e["audit"] != again:
+            wrong.append(
+                f"{content['kind']} entry {e['seq']}: engine {version} does not make this audit of the record"
+            )
     if wrong:
-        return [
-            f"{e['content']['kind']} entry {e['seq']}: engine {version} does not make this audit of the record"
-            for e in wrong
-        ]
-    done.append(f"re-run: engine {version} makes the same audit ({len(same_version)} audit(s) compared)")
+        return wrong
+    if not compared:
+        done.append(
+            f"not re-run: the audits name engine {', '.join(sorted(other))}; this is engine {version}"
+        )
+        return []
+    done.append(f"re-run: engine {version} makes the same audit ({len(compared)} audit(s) compared)")
     return []

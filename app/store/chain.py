@@ -637,9 +637,9 @@ __all__ = [
 # --- what a round's evidence needs ----------------------------------------------------------------------------------
 
 
-def round_evidence_rows(session: Session, round_pk: int) -> tuple[Any, Sequence[Any], Any]:
+def round_evidence_rows(session: Session, round_pk: int) -> tuple[Any, Sequence[Any], list[Any]]:
     """A round's row with its entry (``seq``, ``digest``), its re-audits' rows with theirs (in order), and the
-    registration it was audited by with its entry (or None)."""
+    registrations its audits were made by, with their entries, in the order the audits first used them."""
     rnd = session.execute(
         select(*R.c, CE.c.seq.label("entry_seq"), CE.c.digest.label("entry_digest"))
         .select_from(R.outerjoin(CE, (CE.c.kind == "round") & (CE.c.ref_id == R.c.id)))
@@ -651,15 +651,23 @@ def round_evidence_rows(session: Session, round_pk: int) -> tuple[Any, Sequence[
         .where(A.c.round_pk == round_pk)
         .order_by(A.c.audit_no)
     ).all()
-    registration = None
-    ids = [r.elections_id for r in (rnd, *later) if r.elections_source == "registered" and r.elections_id]
-    if ids:
-        registration = session.execute(
+    ids = list(dict.fromkeys(registered_elections([rnd._mapping, *(a._mapping for a in later)])))
+    found = {
+        int(r.id): r
+        for r in session.execute(
             select(*E.c, CE.c.seq.label("entry_seq"), CE.c.digest.label("entry_digest"))
             .select_from(E.outerjoin(CE, (CE.c.kind == "registration") & (CE.c.ref_id == E.c.id)))
-            .where(E.c.id == ids[-1])
-        ).one_or_none()
-    return rnd, later, registration
+            .where(E.c.id.in_(ids))
+        )
+    }
+    return rnd, later, [found[i] for i in ids if i in found]
+
+
+def registered_elections(audits: Sequence[Mapping[Any, Any]]) -> list[int]:
+    """The registrations (ids) that audits (rows of ``rounds`` or ``audits``) were made by, in their order."""
+    return [
+        int(a["elections_id"]) for a in audits if a["elections_source"] == "registered" and a["elections_id"]
+    ]
 
 
 def registrations_by_id(session: Session, ids: Sequence[int]) -> dict[int, Any]:

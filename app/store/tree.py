@@ -141,9 +141,14 @@ class Subtrees:
         self.session, self.source = session, source
         self.have = covered(session, source, size)
         self.nodes: dict[tuple[int, int], bytes] = {}
+        """Roots of perfect subtrees, read or computed (each is what its leaves give, whatever the tree's size)."""
         self.leaves: dict[int, bytes] = {}
+        self._planned: set[tuple[int, int]] = set()
 
     def _plan(self, level: int, idx: int, nodes: set[tuple[int, int]], leaves: set[int]) -> None:
+        if (level, idx) in self._planned:
+            return
+        self._planned.add((level, idx))
         if level == 0:
             leaves.add(idx)
         elif level % STRIDE == 0 and idx < self.have.get(level, 0):
@@ -168,9 +173,17 @@ class Subtrees:
                 )
                 self.nodes.update({(level, int(r.idx)): bytes(r.hash) for r in self.session.execute(stmt)})
         wanted = sorted(leaves - self.leaves.keys())
-        for i in range(0, len(wanted), 500):
-            seqs = [x + 1 for x in wanted[i : i + 500]]
-            stmt = select(CE.c.seq, CE.c.digest).where(CE.c.source == self.source, CE.c.seq.in_(seqs))
+        runs, scattered = _runs(wanted)
+        stmts = [
+            select(CE.c.seq, CE.c.digest).where(CE.c.source == self.source, CE.c.seq.between(a + 1, b + 1))
+            for a, b in runs
+        ] + [
+            select(CE.c.seq, CE.c.digest).where(
+                CE.c.source == self.source, CE.c.seq.in_([x + 1 for x in scattered[i : i + 500]])
+            )
+            for i in range(0, len(scattered), 500)
+        ]
+        for stmt in stmts:
             self.leaves.update(
                 {int(r.seq) - 1: merkle.leaf_hash(bytes(r.digest)) for r in self.session.execute(stmt)}
             )
@@ -181,9 +194,11 @@ class Subtrees:
     def _root(self, level: int, idx: int) -> bytes:
         if level == 0:
             return self.leaves[idx]
-        if (level, idx) in self.nodes:
-            return self.nodes[(level, idx)]
-        return merkle.node_hash(self._root(level - 1, 2 * idx), self._root(level - 1, 2 * idx + 1))
+        found = self.nodes.get((level, idx))
+        if found is None:
+            found = merkle.node_hash(self._root(level - 1, 2 * idx), self._root(level - 1, 2 * idx + 1))
+            self.nodes[(level, idx)] = found
+        return found
 
     def mth(self, start: int, end: int) -> bytes:
         parts = [self._root(level, idx) for level, idx in _perfect(start, end)]
@@ -191,6 +206,28 @@ class Subtrees:
         for left in reversed(parts[:-1]):
             r = merkle.node_hash(left, r)
         return r
+
+
+def _runs(wanted: Sequence[int], least: int = 64) -> tuple[list[tuple[int, int]], list[int]]:
+    """Sorted indices as the runs of at least ``least`` consecutive ones (first, last) and the rest (a proof wants a
+    block's leaves, a month's proofs most of a stretch of the log: a range reads them in one query).
+
+    >>> _runs([1, 2, 3, 7, 9, 10], least=3)
+    ([(1, 3)], [7, 9, 10])
+    """
+    runs: list[tuple[int, int]] = []
+    rest: list[int] = []
+    i = 0
+    while i < len(wanted):
+        j = i
+        while j + 1 < len(wanted) and wanted[j + 1] == wanted[j] + 1:
+            j += 1
+        if j - i + 1 >= least:
+            runs.append((wanted[i], wanted[j]))
+        else:
+            rest.extend(wanted[i : j + 1])
+        i = j + 1
+    return runs, rest
 
 
 def _asked(make: Any) -> list[tuple[int, int]]:
@@ -216,6 +253,22 @@ def inclusion(session: Session, source: str, index: int, size: int) -> list[byte
     t = Subtrees(session, source, size)
     t.load(_asked(lambda mth: merkle.inclusion_proof(index, size, mth)))
     return merkle.inclusion_proof(index, size, t.mth)
+
+
+def inclusions(session: Session, source: str, indices: Iterable[int], size: int) -> dict[int, list[bytes]]:
+    """The inclusion proofs of many leaves in the tree of ``size`` leaves, their subtrees read in one go and each
+    computed once (an archive's month: neighbouring leaves share most of their paths)."""
+    asked = {i: _asked(lambda mth, i=i: merkle.inclusion_proof(i, size, mth)) for i in set(indices)}
+    t = Subtrees(session, source, size)
+    t.load({r for ranges in asked.values() for r in ranges})
+    roots: dict[tuple[int, int], bytes] = {}
+    for ranges in asked.values():
+        for r in ranges:
+            if r not in roots:
+                roots[r] = t.mth(*r)
+    # _asked records the ranges in the order inclusion_proof asks for them, the root's sibling first; a proof lists
+    # the deepest first.
+    return {i: [roots[r] for r in reversed(ranges)] for i, ranges in asked.items()}
 
 
 def consistency(session: Session, source: str, old: int, new: int) -> list[bytes]:

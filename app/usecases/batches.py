@@ -44,6 +44,7 @@ from app.store.models import findings_table as F
 from app.store.models import round_keys_table as RK
 from app.store.models import rounds_table as R
 from app.usecases import alerts, offline, reaudits, transparency
+from app.usecases import rollups as rollup_cases
 from app.usecases import rounds as round_cases
 from app.usecases.errors import RoundConflict, ServiceError, problem_body
 
@@ -565,6 +566,7 @@ def process_chunk(db: Database, batch_id: str, chunk_no: int) -> bool:
     metrics.audited_all(stored, "batch")  # once committed
     if any(r.get("findings") for r in stored):
         alerts.stored_findings()
+    rollup_cases.roll_after_chunk(db, [source])
     if transparency.PUBLISHER is not None:
         with db.reading() as s:
             left = s.execute(

@@ -34,6 +34,7 @@ from app.store.models import reaudit_chunks_table as RC
 from app.store.models import reaudits_table as RA
 from app.store.models import rounds_table as R
 from app.usecases import offline
+from app.usecases import rollups as rollup_cases
 from app.usecases import rounds as round_cases
 from app.usecases.errors import ServiceError
 from app.wire import reaudit as wire
@@ -194,6 +195,8 @@ def process_chunk(db: Database, reaudit_id: str, chunk_no: int) -> bool:
             .where(RC.c.reaudit_id == reaudit_id, RC.c.chunk_no == chunk_no)
             .values(started_at=started, done_at=_now(), **counts)
         )
+    if counts["changed"]:
+        rollup_cases.roll_after_chunk(db, None)
     return True
 
 

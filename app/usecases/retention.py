@@ -1,17 +1,18 @@
 """Retention (issue 21): whole months of rounds archived to files and their partitions dropped; archives restored.
 
 ``archive`` writes each month wholly before a date (a month partition of ``rounds``; PostgreSQL only) as gzip NDJSON:
-one line a round — its record as received (base64), its columns and first audit, its re-audits, its findings rows and
-its chain entry (seq, hash) — and a manifest beside it (counts, the file's SHA-256). It reads the file back and checks
-it against the database before anything is removed; then, in one transaction, it records the archive (``archives``),
+one line a round — its record as received (base64), its columns and first audit, its re-audits, its findings rows, its
+chain entry (seq, hash) and its evidence (its entries and their inclusion proofs under a head of its source's log
+signed for the archive: app/evidence/archive.py) — and a manifest beside it (counts, the file's SHA-256, the heads).
+It reads the file back and checks it (each round's evidence packet included) before anything is removed; then, in one transaction, it records the archive (``archives``),
 detaches the month's partitions of ``rounds`` and ``findings``, checks that they hold exactly what was written (no
 round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the rounds' keys: a lookup of one answers
 410 with where it went, and integrity verification reports its chain entry as archived, not deleted. Re-audits
 (``audits``) and chain entries stay: they are small, and the chain must stay whole.
 
 A month is refused while a live webhook subscription of a source has not passed one of the month's chain entries
-(``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest,
-makes the month's partitions again and inserts its rounds and findings. The reports' rollups follow: an archived
+(``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest
+(and each round's evidence under its heads, and those heads against the log), makes the month's partitions again and inserts its rounds and findings. The reports' rollups follow: an archived
 month leaves them, a restored one comes back to them. docs/retention.md.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, and_, or_, select, text
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sqlalchemy import Connection, RowMapping, and_, or_, select, text
 from sqlalchemy.orm import Session
 
-from app.store import partitions, rollups
+from app.evidence import archive as archive_file
+from app.store import chain, partitions, rollups, tree
 from app.store.db import Database
 from app.store.models import audits_table as A
 from app.store.models import chain_entries_table as CE
@@ -38,6 +40,8 @@ from app.store.models import findings_table as F
 from app.store.models import report_rollups_table as RU
 from app.store.models import rollup_cursors_table as RC
 from app.store.models import rounds_table as R
+from app.store.models import table_elections_table as E
+from app.usecases import integrity, transparency
 
 
 class RetentionRefused(Exception):
@@ -51,6 +55,10 @@ class Archived:
     rounds: int
     findings: int
     sha256: str
+    heads: tuple[dict[str, Any], ...] = ()
+    """The signed heads the file's proofs lead to (one a source)."""
+    proved: int = 0
+    """Rounds whose evidence the file holds, checked (a round with no entry in its log has none)."""
 
 
 _ROUND_COLUMNS = [c.name for c in R.c]
@@ -113,7 +121,101 @@ def _undelivered(conn: Connection, part: str) -> int:
     )
 
 
-def _lines(conn: Connection, month: date) -> Iterator[bytes]:
+class _Proofs:
+    """The archive's inclusion proofs and the heads they lead to: one head a source, signed (or the latest signed)
+    when the month's first round of that source is written and committed at once, so that it holds every entry the
+    month's snapshot sees (that snapshot is taken before). The proofs are read in sessions of their own: the tree's
+    nodes and the entries up to a signed head never change."""
+
+    def __init__(self, db: Database, key: Ed25519PrivateKey) -> None:
+        self.db, self.key = db, key
+        self.logs: dict[str, dict[str, Any]] = {}
+        """The manifest's ``logs``: per source its ``head`` and ``registrations`` (entries by seq, as text)."""
+        self._pending: list[tuple[str, dict[str, Any]]] = []
+
+    def head(self, source: str) -> dict[str, Any]:
+        if source not in self.logs:
+            with self.db.session() as session:
+                self.logs[source] = {
+                    "head": transparency.sign_head(session, source, self.key),
+                    "registrations": {},
+                }
+        return dict(self.logs[source]["head"])
+
+    def registration(self, source: str, entry: dict[str, Any]) -> None:
+        self.head(source)
+        known = self.logs[source]["registrations"]
+        if str(entry["seq"]) not in known:
+            known[str(entry["seq"])] = entry
+            self._pending.append((source, entry))
+
+    def prove(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Give each entry (its source, the entry with its ``seq``), and each registration added since, its
+        ``inclusion`` proof under its source's head."""
+        everything = entries + self._pending
+        self._pending = []
+        wanted: dict[str, set[int]] = {}
+        for source, entry in everything:
+            wanted.setdefault(source, set()).add(int(entry["seq"]) - 1)
+        sizes = {source: int(self.head(source)["seq"]) for source in wanted}
+        with self.db.reading() as session:
+            paths = {
+                (source, index): path
+                for source, indices in wanted.items()
+                for index, path in tree.inclusions(session, source, indices, sizes[source]).items()
+            }
+        for source, entry in everything:
+            entry["inclusion"] = [h.hex() for h in paths[(source, int(entry["seq"]) - 1)]]
+
+
+def _registrations(
+    conn: Connection, audits: list[RowMapping], known: dict[int, RowMapping | None]
+) -> list[RowMapping]:
+    """The registrations (rows with their ``entry_seq``) a round's audits were made by, read once each."""
+    out = []
+    for elections_id in dict.fromkeys(chain.registered_elections(audits)):
+        if elections_id not in known:
+            known[elections_id] = (
+                conn.execute(
+                    select(*E.c, CE.c.seq.label("entry_seq"))
+                    .select_from(E.join(CE, (CE.c.kind == "registration") & (CE.c.ref_id == E.c.id)))
+                    .where(E.c.id == elections_id)
+                )
+                .mappings()
+                .one_or_none()
+            )
+        found = known[elections_id]
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _evidence(
+    row: RowMapping,
+    later: list[RowMapping],
+    conn: Connection,
+    proofs: _Proofs,
+    known: dict[int, RowMapping | None],
+) -> dict[str, Any] | None:
+    """What a round's line carries of its evidence packet (app/evidence/archive.py), its proofs still to come: the
+    round's and its re-audits' entries without their audits (the line has them), and the seqs of the registrations
+    its audits were made by (the manifest has them, with their rules). None when the round has no entry in its
+    log (``bjaudit verify`` names it)."""
+    if row["entry_seq"] is None:
+        return None
+    entries = transparency.packet_entries(row, later, _registrations(conn, [row, *later], known))
+    registrations = [e for e in entries if e["kind"] == "registration"]
+    for entry in registrations:
+        proofs.registration(row["source"], entry)
+    return {
+        "entries": [
+            {k: v for k, v in e.items() if k != "audit"} for e in entries if e["kind"] != "registration"
+        ],
+        "registrations": [e["seq"] for e in registrations],
+    }
+
+
+def _lines(conn: Connection, month: date, proofs: _Proofs) -> Iterator[bytes]:
     part = f"rounds_{month:%Y_%m}"
     lo, hi = _bound(month), _bound(partitions.add_months(month, 1))
     findings: dict[int, list[dict[str, Any]]] = {}
@@ -124,64 +226,59 @@ def _lines(conn: Connection, month: date) -> Iterator[bytes]:
         {"lo": lo, "hi": hi},
     ).mappings():
         findings.setdefault(int(row["round_pk"]), []).append({c: _json(row[c]) for c in _FINDING_COLUMNS})
-    reaudits: dict[int, list[dict[str, Any]]] = {}
+    reaudits: dict[int, list[RowMapping]] = {}
     for row in conn.execute(
-        text(f"SELECT a.* FROM audits a JOIN {part} r ON r.id = a.round_pk ORDER BY a.round_pk, a.audit_no")
+        text(
+            f"SELECT a.*, e.seq AS entry_seq FROM audits a JOIN {part} r ON r.id = a.round_pk "
+            "LEFT JOIN chain_entries e ON e.kind = 'audit' AND e.ref_id = a.id ORDER BY a.round_pk, a.audit_no"
+        )
     ).mappings():
-        reaudits.setdefault(int(row["round_pk"]), []).append({c: _json(row[c]) for c in _REAUDIT_COLUMNS})
-    # The rounds (≈ 2 KB each, millions a month) stream through a server-side cursor; the month's findings and
-    # re-audits (a few percent of its rounds) are held, by round.
-    for row in (
+        reaudits.setdefault(int(row["round_pk"]), []).append(row)
+    known: dict[int, RowMapping | None] = {}
+    # The rounds (≈ 2 KB each, millions a month) stream through a server-side cursor, a thousand at a time whose
+    # proofs are read together; the month's findings and re-audits (a few percent of its rounds) are held, by round.
+    rows = (
         conn.execution_options(stream_results=True, yield_per=1000)
         .execute(
             text(
-                f"SELECT r.*, e.seq AS chain_seq, e.hash AS chain_hash FROM {part} r "
+                f"SELECT r.*, e.seq AS entry_seq, e.hash AS chain_hash FROM {part} r "
                 "LEFT JOIN chain_entries e ON e.kind = 'round' AND e.ref_id = r.id ORDER BY r.id"
             )
         )
         .mappings()
-    ):
-        pk = int(row["id"])
-        doc = {c: _json(row[c]) for c in _ROUND_COLUMNS}
-        doc["chain"] = {"seq": row["chain_seq"], "hash": _json(row["chain_hash"])}
-        doc["reaudits"] = reaudits.get(pk, [])
-        doc["findings"] = findings.get(pk, [])
-        yield orjson.dumps(doc) + b"\n"
+    )
+    for chunk in rows.partitions(1000):
+        docs = []
+        for row in chunk:
+            pk = int(row["id"])
+            later = reaudits.get(pk, [])
+            doc = {c: _json(row[c]) for c in _ROUND_COLUMNS}
+            doc["chain"] = {"seq": row["entry_seq"], "hash": _json(row["chain_hash"])}
+            doc["reaudits"] = [{c: _json(a[c]) for c in _REAUDIT_COLUMNS} for a in later]
+            doc["findings"] = findings.get(pk, [])
+            doc["evidence"] = _evidence(row, later, conn, proofs, known)
+            docs.append(doc)
+        proofs.prove([(d["source"], e) for d in docs if d["evidence"] for e in d["evidence"]["entries"]])
+        for doc in docs:
+            yield orjson.dumps(doc) + b"\n"
 
 
-def _sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def read_archive(path: Path) -> Iterator[dict[str, Any]]:
-    with gzip.open(path, "rb") as f:
-        for line in f:
-            yield orjson.loads(line)
-
-
-def _verify_file(path: Path, rounds: int, findings: int) -> None:
-    """Read the file back: as many rounds and findings as the month holds, each record's SHA-256 its stored one."""
-    n = m = 0
-    for doc in read_archive(path):
-        record = base64.b64decode(doc["record"])
-        if hashlib.sha256(record).hexdigest() != doc["record_sha256"]:
-            raise RetentionRefused(f"{path}: round {doc['round_id']!r} read back is not its record")
-        n += 1
-        m += len(doc["findings"])
-    if (n, m) != (rounds, findings):
+def _checked(path: Path, manifest: dict[str, Any], trusted: bytes | None) -> archive_file.Checked:
+    """Read the file back against its manifest (app/evidence/archive.py): refused at any problem, the first named."""
+    checked = archive_file.check_file(path, manifest, trusted)
+    if checked.problems:
         raise RetentionRefused(
-            f"{path}: read back {n} rounds and {m} findings, the month holds {rounds} and {findings}"
+            f"{path}: read back, {checked.problems} problem(s); the first: {checked.listed[0]}"
         )
+    return checked
 
 
-def archive_month(db: Database, month: date, to: Path, by: str) -> Archived:
-    """Archive one month (see the module's docstring); :class:`RetentionRefused` leaves it as it was."""
+def archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519PrivateKey) -> Archived:
+    """Archive one month (see the module's docstring); :class:`RetentionRefused` leaves it as it was. ``key`` signs
+    the heads the rounds' proofs lead to."""
     part, fpart = f"rounds_{month:%Y_%m}", f"findings_{month:%Y_%m}"
     path = to / f"bjaudit-rounds-{month:%Y-%m}.ndjson.gz"
+    proofs = _Proofs(db, key)
     # One snapshot for the file and the counts.
     with db.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn, conn.begin():
         if _undelivered(conn, part):
@@ -193,25 +290,27 @@ def archive_month(db: Database, month: date, to: Path, by: str) -> Archived:
         findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
         to.mkdir(parents=True, exist_ok=True)
         with gzip.open(path, "wb") as out:
-            for line in _lines(conn, month):
+            for line in _lines(conn, month, proofs):
                 out.write(line)
-    _verify_file(path, rounds, findings)
-    sha = _sha256_of(path)
     now = datetime.now(UTC)
     manifest = {
+        "format": archive_file.FORMAT,
         "month": f"{month:%Y-%m}",
         "file": path.name,
-        "sha256": sha,
+        "sha256": archive_file.sha256_of(path),
         "bytes": path.stat().st_size,
         "rounds": rounds,
         "findings": findings,
         "archived_at": _json(now),
         "archived_by": by,
-        "format": "gzip NDJSON: one round a line (record base64), its reaudits, findings and chain entry",
+        "description": "gzip NDJSON, one round a line: its columns, record (base64), audit, re-audits, findings, "
+        "chain entry, and evidence (its entries and their inclusion proofs under logs[source].head); "
+        "docs/retention.md",
+        "logs": proofs.logs,
     }
-    path.with_suffix("").with_suffix(".manifest.json").write_bytes(
-        orjson.dumps(manifest, option=orjson.OPT_INDENT_2)
-    )
+    checked = _checked(path, manifest, integrity.raw_public_key(key))
+    archive_file.manifest_path(path).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    sha = str(manifest["sha256"])
     with db.engine.begin() as conn:
         conn.execute(text("SET LOCAL lock_timeout = '10s'"))
         _rollups_without(conn, month)
@@ -240,26 +339,54 @@ def archive_month(db: Database, month: date, to: Path, by: str) -> Archived:
         )
         conn.execute(text(f"DROP TABLE {part}"))
         conn.execute(text(f"DROP TABLE {fpart}"))
-    return Archived(month, path, rounds, findings, sha)
+    heads = tuple(log["head"] for _, log in sorted(proofs.logs.items()))
+    return Archived(month, path, rounds, findings, sha, heads, checked.proved)
 
 
-def archive(db: Database, before: date, to: Path, by: str) -> list[Archived]:
+def archive(db: Database, before: date, to: Path, by: str, key: Ed25519PrivateKey) -> list[Archived]:
     """Every month wholly before ``before``, oldest first; stops at the first refused (what was archived stays)."""
     if db.engine.dialect.name != "postgresql":
         raise RetentionRefused("archiving drops monthly partitions: PostgreSQL only")
     with db.engine.connect() as conn:
         months = months_before(conn, before)
-    return [archive_month(db, month, to, by) for month in months]
+    return [archive_month(db, month, to, by, key) for month in months]
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    where = archive_file.manifest_path(path)
+    try:
+        manifest = orjson.loads(where.read_bytes())
+        if not isinstance(manifest, dict):
+            raise TypeError("not a JSON object")
+        return manifest
+    except (OSError, orjson.JSONDecodeError, TypeError) as exc:
+        raise RetentionRefused(f"{path}: its manifest {where} cannot be read: {exc}") from exc
+
+
+def _heads_are_the_logs(db: Database, path: Path, manifest: dict[str, Any]) -> None:
+    """Each head of an archive's manifest must give the root the source's log gives now at its size: the restored
+    rounds are then those the log holds (whoever signed the head)."""
+    with db.reading() as session:
+        for source, log in sorted(dict(manifest.get("logs") or {}).items()):
+            size, root = int(log["head"]["seq"]), str(log["head"]["root"])
+            try:
+                now = tree.root(session, source, size).hex()
+            except tree.MissingLeaves as exc:
+                now = f"none ({exc})"
+            if now != root:
+                raise RetentionRefused(
+                    f"{path}: its head of source {source!r} at {size} entries has root {root}; the log's root at "
+                    f"that size is {now}: these are not the rounds the log holds"
+                )
 
 
 def restore(db: Database, path: Path) -> Archived:
-    """Bring back the month of an archive file after checking it against its manifest."""
-    manifest_path = path.with_suffix("").with_suffix(".manifest.json")
-    manifest = orjson.loads(manifest_path.read_bytes())
-    sha = _sha256_of(path)
-    if sha != manifest["sha256"]:
-        raise RetentionRefused(f"{path}: its SHA-256 is not the manifest's: the file changed")
-    _verify_file(path, int(manifest["rounds"]), int(manifest["findings"]))
+    """Bring back the month of an archive file after checking it: against its manifest (SHA-256, counts, records),
+    and, for a file with proofs, each round's evidence under the manifest's heads and those heads against the log."""
+    manifest = _manifest(path)
+    checked = _checked(path, manifest, None)
+    if archive_file.has_proofs(manifest):
+        _heads_are_the_logs(db, path, manifest)
     year, mon = (int(x) for x in str(manifest["month"]).split("-"))
     month = date(year, mon, 1)
     with db.engine.begin() as conn:
@@ -270,7 +397,7 @@ def restore(db: Database, path: Path) -> Archived:
                 f"{month:%Y-%m}: the month holds rounds (restored already?): nothing was restored"
             )
         restored: list[int] = []
-        for doc in read_archive(path):
+        for doc in archive_file.lines(path):
             values = {c: doc[c] for c in _ROUND_COLUMNS}
             values["record"] = base64.b64decode(doc["record"])
             conn.execute(R.insert(), values_typed(values, R))
@@ -282,7 +409,16 @@ def restore(db: Database, path: Path) -> Archived:
             text("UPDATE archives SET restored_at = :at WHERE month = :m AND restored_at IS NULL"),
             {"at": datetime.now(UTC), "m": _bound(month)},
         )
-    return Archived(month, path, int(manifest["rounds"]), int(manifest["findings"]), sha)
+    heads = tuple(log["head"] for _, log in sorted(dict(manifest.get("logs") or {}).items()))
+    return Archived(
+        month,
+        path,
+        int(manifest["rounds"]),
+        int(manifest["findings"]),
+        str(manifest["sha256"]),
+        heads,
+        checked.proved,
+    )
 
 
 # --- the reports' rollups (app/store/rollups.py) -----------------------------------------------------------------

@@ -174,39 +174,57 @@ def consistency(
 # --- the evidence packet -----------------------------------------------------------------------------------------------
 
 
+def packet_entries(
+    rnd: Mapping[Any, Any], later: Sequence[Mapping[Any, Any]], registrations: Sequence[Mapping[Any, Any]]
+) -> list[dict[str, Any]]:
+    """The entries of a round's evidence packet, without their proofs: the round's (its row, ``entry_seq`` its
+    entry's seq), its re-audits' (rows in order) and the registrations its audits were made by (rows), each with the
+    text its content names by SHA-256 (a registration with its ``elections_id`` too: the audits name it). A row
+    with no entry (``entry_seq`` None) has none: verify names it."""
+    values = {**rnd, "record_sha256": chain.sha256_hex(bytes(rnd["record"]))}
+    entries: list[dict[str, Any]] = [
+        {
+            "seq": int(rnd["entry_seq"]),
+            "kind": "round",
+            "content": chain.round_content(values),
+            "audit": rnd["audit"],
+        }
+    ]
+    entries += [
+        {
+            "seq": int(a["entry_seq"]),
+            "kind": "audit",
+            "content": chain.audit_content(
+                {**a, "round_id": rnd["round_id"], "jurisdiction": rnd["jurisdiction"]}
+            ),
+            "audit": a["audit"],
+        }
+        for a in later
+        if a["entry_seq"] is not None
+    ]
+    entries += [
+        {
+            "seq": int(r["entry_seq"]),
+            "kind": "registration",
+            "content": chain.registration_content(r),
+            "rules": r["rules"],
+            "elections_id": int(r["id"]),
+        }
+        for r in registrations
+        if r["entry_seq"] is not None
+    ]
+    return entries
+
+
 def evidence(
     session: Session, key: Ed25519PrivateKey, round_id: str, source: str | None, jurisdiction: str | None
 ) -> dict[str, Any]:
     """``GET /v1/rounds/{id}/evidence``: the round's record, the entries that vouch for it and their audits and
     rules, their inclusion proofs, and the signed head (app/evidence/packet.py checks it)."""
     found = _the_round(session, round_id, source, jurisdiction)
-    rnd, later, registration = chain.round_evidence_rows(session, int(found.id))
+    rnd, later, registrations = chain.round_evidence_rows(session, int(found.id))
     record = bytes(rnd.record)
-    values = {**rnd._mapping, "record_sha256": chain.sha256_hex(record)}
-    entries: list[dict[str, Any]] = [
-        {
-            "seq": int(rnd.entry_seq),
-            "kind": "round",
-            "content": chain.round_content(values),
-            "audit": rnd.audit,
-        }
-    ]
-    for a in later:
-        if a.entry_seq is None:
-            continue  # no entry: named by verify
-        content = chain.audit_content(
-            {**a._mapping, "round_id": rnd.round_id, "jurisdiction": rnd.jurisdiction}
-        )
-        entries.append({"seq": int(a.entry_seq), "kind": "audit", "content": content, "audit": a.audit})
-    if registration is not None and registration.entry_seq is not None:
-        entries.append(
-            {
-                "seq": int(registration.entry_seq),
-                "kind": "registration",
-                "content": chain.registration_content(registration._mapping),
-                "rules": registration.rules,
-            }
-        )
+    entries = packet_entries(rnd._mapping, [a._mapping for a in later], [r._mapping for r in registrations])
     head = _head_for(session, rnd.source, key, None, max(e["seq"] for e in entries))
     size = int(head["seq"])
     for e in entries:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
@@ -45,7 +46,7 @@ def test_a_line_of_an_archived_round_is_a_conflict_saying_where_it_went(
     assert r.status_code == 201, r.text
     db = Database.from_settings(Settings(database_url=database_url))
     try:
-        (done,) = retention.archive(db, date(2024, 11, 1), tmp_path, "auditor")
+        (done,) = retention.archive(db, date(2024, 11, 1), tmp_path, "auditor", Ed25519PrivateKey.generate())
     finally:
         db.dispose()
     # The same record again, alone: 410; in a batch, twice (a repeat in the chunk) and beside a new round.

@@ -105,6 +105,39 @@ def test_a_reaudit_keeps_both_audits_and_the_lookup_shows_what_changed(client: T
     assert missing.status_code == 404 and "has no audit 3" in missing.json()["detail"]
 
 
+def test_the_evidence_packet_of_a_reaudited_round_reruns_each_audit_by_its_own_registration(
+    client: TestClient,
+) -> None:
+    """R-1's first audit was made by the table's first registration (stand on soft 17: a finding), its re-audit by
+    the corrected one (hit: none). Its packet holds both registrations, each naming its elections_id, and this
+    engine makes each audit again from the record and that audit's rules; before, the packet held only the last
+    registration and its check called the first audit one the engine does not make."""
+    from app.cli.integrity import replay_offline
+    from app.evidence import packet
+
+    corrected_table(client)
+    finished(client, reaudit(client, {"table": "BJ21", "reason": "registration corrected"})["reaudit_id"])
+    got = client.get("/v1/rounds/R-1/evidence")
+    assert got.status_code == 200, got.text
+    doc = got.json()
+    audits = [e for e in doc["entries"] if e["kind"] in ("round", "audit")]
+    registrations = [e for e in doc["entries"] if e["kind"] == "registration"]
+    assert [a["content"]["elections_id"] for a in audits] == [r["elections_id"] for r in registrations]
+    assert len({r["elections_id"] for r in registrations}) == 2
+    problems, checked = packet.check(doc, None, replay_offline)
+    assert problems == [], problems
+    assert any("makes the same audit (2 audit(s) compared)" in line for line in checked), checked
+
+    # The first registration taken out of the packet: its audit cannot be re-run, and the check says so.
+    first = registrations[0]
+    doc["entries"] = [e for e in doc["entries"] if e is not first and e != first]
+    problems, _ = packet.check(doc, None, replay_offline)
+    assert problems == [
+        f"round entry {audits[0]['seq']}: it was audited by registration {first['elections_id']}, which the packet "
+        "does not hold: it cannot be re-run"
+    ]
+
+
 def test_search_and_reports_read_the_latest_audit(client: TestClient) -> None:
     corrected_table(client)
     assert [r["round_id"] for r in client.get("/v1/rounds?verdict=violations").json()["items"]] == ["R-1"]

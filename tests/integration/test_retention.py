@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
@@ -28,6 +29,8 @@ ON_POSTGRES = pytest.mark.parametrize(
     "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
 )
 OCTOBER, NOVEMBER = date(2024, 10, 1), date(2024, 11, 1)
+KEY = Ed25519PrivateKey.generate()
+"""Signs the heads of the archives' proofs (tests/integration/test_archive_proofs.py checks them)."""
 
 
 @pytest.fixture
@@ -75,7 +78,7 @@ def test_a_month_is_archived_verified_and_dropped_and_its_rounds_answer_410(
     rows: Callable[..., int],
     tmp_path: Path,
 ) -> None:
-    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
     assert (done.month, done.rounds, done.findings) == (OCTOBER, 2, 1)
     assert not exists(engine, "rounds_2024_10") and not exists(engine, "findings_2024_10")
     assert exists(engine, "rounds_2024_11")
@@ -115,7 +118,7 @@ def test_an_archived_month_is_restored_from_its_file(
     db: Database, engine: Engine, client: TestClient, two_months: dict[str, bytes], tmp_path: Path
 ) -> None:
     before = client.get("/v1/rounds/EX-NJ-0003").content
-    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
     restored = retention.restore(db, done.path)
     assert (restored.month, restored.rounds, restored.findings) == (OCTOBER, 2, 1)
     assert exists(engine, "rounds_2024_10")
@@ -130,7 +133,7 @@ def test_an_archived_month_is_restored_from_its_file(
 def test_a_changed_archive_file_is_not_restored(
     db: Database, engine: Engine, two_months: dict[str, bytes], tmp_path: Path
 ) -> None:
-    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
     data = gzip.decompress(done.path.read_bytes()).replace(b"EX-NJ-0001", b"EX-NJ-0009")
     done.path.write_bytes(gzip.compress(data))
     with pytest.raises(retention.RetentionRefused, match="not the manifest's"):
@@ -152,12 +155,12 @@ def test_a_month_a_webhook_has_not_delivered_is_refused_and_kept(
         )
     try:
         with pytest.raises(retention.RetentionRefused, match="webhook subscription"):
-            retention.archive(db, NOVEMBER, tmp_path, "auditor")
+            retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
         assert exists(engine, "rounds_2024_10")
         assert client.get("/v1/rounds/EX-NJ-0003").status_code == 200
         with engine.begin() as conn:  # delivered past the month's entries: now it may go
             conn.execute(text("UPDATE subscriptions SET cursor_seq = 3"))
-        assert [a.month for a in retention.archive(db, NOVEMBER, tmp_path, "auditor")] == [OCTOBER]
+        assert [a.month for a in retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)] == [OCTOBER]
     finally:
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM subscriptions"))
@@ -171,7 +174,7 @@ def test_the_command_line_archives_and_restores_and_says_why_it_refuses(
     import subprocess
     import sys
 
-    env = {**os.environ, "DATABASE_URL": database_url}
+    env = {**os.environ, "DATABASE_URL": database_url, "BJAUDIT_SIGNING_KEY_FILE": str(tmp_path / "key.pem")}
 
     def bjaudit(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -232,7 +235,7 @@ def test_the_reports_rollups_leave_with_an_archived_month_and_come_back_with_it(
     roll_behind(db)  # the three rounds added to the rollups
     before = _reports(db)
     assert [t[2] for t in before if t[1] is None] == [3] * 5  # every group_by's total: 3 rounds
-    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor")
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
     after_archive = _reports(db)  # the rollups equal the raw rows: October is in neither
     assert [t[2] for t in after_archive if t[1] is None] == [1] * 5
     assert [t[2] for t in after_archive if t[1] is not None] == [0] * 5

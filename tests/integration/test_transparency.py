@@ -132,7 +132,7 @@ def _entry(doc: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 
 def _replay(record: bytes, elections_id: int | None, rules: str | None) -> tuple[str, str]:
-    from app.cli.integrity import _replay as replay
+    from app.cli.integrity import replay_offline as replay
 
     return replay(record, elections_id, rules)
 
