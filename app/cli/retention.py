@@ -100,7 +100,14 @@ def cmd_check_archive(args: argparse.Namespace, out: IO[str]) -> int:
     if args.public_key:
         from app.usecases.integrity import read_trusted_key
 
-        trusted = read_trusted_key(Path(args.public_key).read_text())
+        try:
+            trusted = read_trusted_key(Path(args.public_key).read_text())
+        except (OSError, ValueError) as exc:
+            print(
+                f"bjaudit check-archive: the public key {args.public_key} cannot be used: {exc}",
+                file=sys.stderr,
+            )
+            return EXIT_CANNOT
     status = EXIT_OK
     for name in args.files:
         path = Path(name)

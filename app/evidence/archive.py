@@ -5,8 +5,8 @@ The file is gzip NDJSON, one round a line; the manifest beside it says what the 
 besides what the line has already: ``evidence.entries``, the chain entries of the round and of its re-audits (seq,
 kind, content, inclusion proof), and ``evidence.registrations``, the seqs of the registrations its audits were made
 by. The manifest's ``logs`` holds, per source, the signed tree head every proof of the file leads to and those
-registrations' entries (with their rules and ``elections_id``). :func:`packet_of` puts a line back together as the round's evidence packet, which
-:func:`app.evidence.packet.check` (or docs/check_evidence.py) checks like any other.
+registrations' entries (with their rules and ``elections_id``). :func:`packet_of` puts a line back together as the
+round's evidence packet, which :func:`app.evidence.packet.check` (or docs/check_evidence.py) checks like any other.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 one line a round — its record as received (base64), its columns and first audit, its re-audits, its findings rows, its
 chain entry (seq, hash) and its evidence (its entries and their inclusion proofs under a head of its source's log
 signed for the archive: app/evidence/archive.py) — and a manifest beside it (counts, the file's SHA-256, the heads).
-It reads the file back and checks it (each round's evidence packet included) before anything is removed; then, in one transaction, it records the archive (``archives``),
+It reads the file back and checks it (each round's evidence packet included) before anything is removed; then, in
+one transaction, it records the archive (``archives``),
 detaches the month's partitions of ``rounds`` and ``findings``, checks that they hold exactly what was written (no
 round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the rounds' keys: a lookup of one answers
 410 with where it went, and integrity verification reports its chain entry as archived, not deleted. Re-audits
@@ -12,7 +13,8 @@ round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the 
 
 A month is refused while a live webhook subscription of a source has not passed one of the month's chain entries
 (``subscriptions.cursor_seq``): its findings are not delivered yet. ``restore`` verifies a file against its manifest
-(and each round's evidence under its heads, and those heads against the log), makes the month's partitions again and inserts its rounds and findings. The reports' rollups follow: an archived
+(and each round's evidence under its heads, and those heads against the log), makes the month's partitions again
+and inserts its rounds and findings. The reports' rollups follow: an archived
 month leaves them, a restored one comes back to them. docs/retention.md.
 """
 
@@ -265,7 +267,10 @@ def _lines(conn: Connection, month: date, proofs: _Proofs) -> Iterator[bytes]:
 
 def _checked(path: Path, manifest: dict[str, Any], trusted: bytes | None) -> archive_file.Checked:
     """Read the file back against its manifest (app/evidence/archive.py): refused at any problem, the first named."""
-    checked = archive_file.check_file(path, manifest, trusted)
+    try:
+        checked = archive_file.check_file(path, manifest, trusted)
+    except (OSError, ValueError, EOFError) as exc:  # not gzip, cut short, a line not JSON
+        raise RetentionRefused(f"{path}: it cannot be read back: {exc}") from exc
     if checked.problems:
         raise RetentionRefused(
             f"{path}: read back, {checked.problems} problem(s); the first: {checked.listed[0]}"
