@@ -9,7 +9,8 @@ caller's transaction, so a second caller waits for the first, then finds the mon
 A month made while a round was stored deadlocked too: the store's one statement locks ``round_keys`` (the key is
 inserted first) and then ``rounds``; creating a partition locks ``rounds`` and then ``round_keys`` (for the
 partition's foreign key). The function now locks ``round_keys`` (SHARE ROW EXCLUSIVE, what the foreign key takes)
-before it creates a partition, in the stores' order; a month that exists takes no lock on the tables.
+before any other table (before it reads the DEFAULT partitions, which an archive's detach waits for), in the stores'
+and the archive's order. A month that exists takes no lock on the tables.
 
 The body is otherwise the same; the downgrade puts the previous one back.
 
@@ -27,10 +28,17 @@ down_revision: str | Sequence[str] | None = "a1c3e5f7b9d2"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-LOCK = "    PERFORM pg_advisory_xact_lock(hashtextextended('bjaudit-partitions', 0));\n"
-KEYS = "            LOCK TABLE round_keys IN SHARE ROW EXCLUSIVE MODE;\n"
-"""Taken before a partition is created, whose foreign key would take it after the parent's lock: a store takes
-them the other way round (``round_keys``, then ``rounds`` and ``findings``)."""
+LOCK = """\
+    PERFORM pg_advisory_xact_lock(hashtextextended('bjaudit-partitions', 0));
+    IF to_regclass('rounds_' || to_char(month, 'YYYY_MM')) IS NOT NULL
+       AND to_regclass('findings_' || to_char(month, 'YYYY_MM')) IS NOT NULL THEN
+        RETURN 'exists';
+    END IF;
+    LOCK TABLE round_keys IN SHARE ROW EXCLUSIVE MODE;
+"""
+"""Makers of months take turns; a month that exists takes no lock on the tables; ``round_keys`` is locked before
+anything else (a partition's foreign key takes it after the parent's lock, the DEFAULT partition's read before it:
+a store, and an archive, take them the other way round)."""
 SERIALISED = """
 CREATE OR REPLACE FUNCTION bjaudit_ensure_month(month date) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
@@ -52,7 +60,7 @@ BEGIN
     END LOOP;
     FOREACH parent IN ARRAY ARRAY['rounds', 'findings'] LOOP
         IF to_regclass(parent || '_' || to_char(month, 'YYYY_MM')) IS NULL THEN
-{keys}            EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+            EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
                            parent || '_' || to_char(month, 'YYYY_MM'), parent, lo, hi);
             EXECUTE format('CREATE TRIGGER append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON %I '
                            'FOR EACH STATEMENT EXECUTE FUNCTION bjaudit_append_only()',
@@ -64,14 +72,14 @@ BEGIN
 END
 $$
 """
-"""The function; ``{lock}`` and ``{keys}`` are where the locks are taken (the previous body has nothing there)."""
+"""The function; ``{lock}`` and ```` are where the locks are taken (the previous body has nothing there)."""
 
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        op.execute(SERIALISED.format(lock=LOCK, keys=KEYS))
+        op.execute(SERIALISED.format(lock=LOCK))
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        op.execute(SERIALISED.format(lock="", keys=""))
+        op.execute(SERIALISED.format(lock=""))
