@@ -70,7 +70,9 @@ def months(first: date, last: date) -> Iterator[date]:
 
 def ensure_months(conn: Connection, wanted: Iterator[date] | list[date]) -> dict[date, str]:
     """Create the partitions of each month of ``wanted`` that does not exist yet; what became of each month
-    (``created``, ``exists``, ``skipped`` — rows of it in the DEFAULT partition). In the caller's transaction."""
+    (``created``, ``exists``, ``skipped`` — rows of it in the DEFAULT partition). In the caller's transaction, which
+    holds the function's advisory lock to its end: a second maker of months waits for it (two makers of the same
+    month at once deadlocked before; migration b2d4f6a8c0e1)."""
     conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
     done: dict[date, str] = {}
     for month in wanted:
@@ -92,11 +94,14 @@ def ensure_ahead(engine: Engine, now: datetime | None = None) -> dict[date, str]
     if engine.dialect.name != "postgresql":
         return {}
     current = month_of(now or datetime.now(UTC))
+    done: dict[date, str] = {}
     try:
-        with engine.begin() as conn:
-            return ensure_months(
-                conn, list(months(add_months(current, -BEHIND_MONTHS), add_months(current, AHEAD_MONTHS)))
-            )
+        for month in months(add_months(current, -BEHIND_MONTHS), add_months(current, AHEAD_MONTHS)):
+            # A transaction a month: the parents' lock and the function's are held while one month is made, not
+            # while all of them are (stores and other makers wait that long at most).
+            with engine.begin() as conn:
+                done |= ensure_months(conn, [month])
+        return done
     except Exception as exc:  # noqa: BLE001 - the database away, a lock held: the next attempt
         said = str(exc).strip().splitlines()
         log.warning(

@@ -318,6 +318,10 @@ def archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519Priv
     sha = str(manifest["sha256"])
     with db.engine.begin() as conn:
         conn.execute(text("SET LOCAL lock_timeout = '10s'"))
+        # The keys first, in the stores' order (round_keys, then rounds): detaching and dropping take rounds and
+        # then round_keys (the partitions' foreign keys), and deadlocked with a store that way round. Everything
+        # that reads rounds waits for the detach anyway; this holds back only what reads the keys alone.
+        conn.execute(text("LOCK TABLE round_keys IN ACCESS EXCLUSIVE MODE"))
         _rollups_without(conn, month)
         conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
         conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))

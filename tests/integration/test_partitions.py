@@ -5,7 +5,9 @@ both databases (a round of any legal year is stored; a round_id is taken whateve
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
+import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -274,3 +276,45 @@ def test_a_partition_refuses_update_and_delete_to_any_role_but_the_owner(
         with engine.begin() as conn:
             conn.execute(text(f"DROP OWNED BY {role}"))
             conn.execute(text(f"DROP ROLE {role}"))
+
+
+@ON_POSTGRES
+def test_two_processes_creating_the_same_month_at_once_wait_for_each_other(engine: Engine) -> None:
+    """The service, the batch workers and a restore each create months at start. When two made the same month at
+    once, each read the DEFAULT partitions (are the month's rows there?) and then each waited for the other's read
+    to end before it could create the month: a deadlock (CI, 2026-12-05, the first week of a month not made yet).
+    Here a reader of ``rounds`` holds both back until both have begun; the second must then wait for the first and
+    find the month made."""
+    month = date(2991, 5, 1)
+    with engine.connect() as reader:
+        reader.begin()
+        reader.execute(text("LOCK TABLE rounds IN ACCESS SHARE MODE"))
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            both = [pool.submit(_ensure_in_own_transaction, engine, month) for _ in range(2)]
+            time.sleep(1.0)
+            reader.commit()
+            outcomes = sorted(done.result(timeout=20)[month] for done in both)
+    assert outcomes == ["created", "exists"]
+
+
+def _ensure_in_own_transaction(engine: Engine, month: date) -> dict[date, str]:
+    with engine.begin() as conn:
+        return partitions.ensure_months(conn, [month])
+
+
+@ON_POSTGRES
+def test_a_month_made_while_a_round_is_stored_waits_for_the_store(engine: Engine) -> None:
+    """A store locks ``round_keys`` and then ``rounds`` (the key is inserted first, in one statement); a new
+    partition locks ``rounds`` and then ``round_keys`` (its foreign key). Made in that order they deadlocked: the
+    month is now made after the keys are locked, in the stores' order."""
+    month = date(2992, 6, 1)
+    with engine.connect() as store:
+        store.begin()
+        store.execute(text("LOCK TABLE round_keys IN ROW EXCLUSIVE MODE"))
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            made = pool.submit(_ensure_in_own_transaction, engine, month)
+            time.sleep(0.5)
+            store.execute(text("LOCK TABLE rounds IN ROW EXCLUSIVE MODE"))
+            store.execute(text("LOCK TABLE findings IN ROW EXCLUSIVE MODE"))
+            store.commit()
+            assert made.result(timeout=20) == {month: "created"}

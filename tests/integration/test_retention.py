@@ -5,8 +5,10 @@ of an archived round answers 410 saying where it went; verification counts its e
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import gzip
 import hashlib
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -243,3 +245,35 @@ def test_the_reports_rollups_leave_with_an_archived_month_and_come_back_with_it(
     assert _reports(db) == before
     roll_behind(db)  # nothing to add twice: the restored month's entries were rolled before
     assert _reports(db) == before
+
+
+@ON_POSTGRES
+def test_a_month_archived_while_a_round_is_stored_waits_for_the_store(
+    db: Database, engine: Engine, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    """A store locks ``round_keys`` and then ``rounds``; detaching and dropping a month locked ``rounds`` and then
+    ``round_keys`` (its foreign key): an archive run while the tables deal deadlocked with a store. The archive now
+    locks ``round_keys`` first, and waits for the store."""
+    with engine.connect() as store, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        store.begin()
+        store.execute(text("LOCK TABLE round_keys IN ROW EXCLUSIVE MODE"))
+        archiving = pool.submit(retention.archive, db, NOVEMBER, tmp_path, "auditor", KEY)
+        deadline = time.monotonic() + 60
+        while not _waits_for_round_keys(engine):
+            assert time.monotonic() < deadline and not archiving.done(), "the archive never waited for the store"
+            time.sleep(0.05)
+        store.execute(text("LOCK TABLE rounds IN ROW EXCLUSIVE MODE"))
+        store.execute(text("LOCK TABLE findings IN ROW EXCLUSIVE MODE"))
+        store.commit()
+        (done,) = archiving.result(timeout=60)
+    assert (done.month, done.rounds, done.findings) == (OCTOBER, 2, 1)
+    assert not exists(engine, "rounds_2024_10")
+
+
+def _waits_for_round_keys(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        return bool(
+            conn.execute(
+                text("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'round_keys'::regclass)")
+            ).scalar_one()
+        )
