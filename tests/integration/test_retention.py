@@ -260,7 +260,9 @@ def test_a_month_archived_while_a_round_is_stored_waits_for_the_store(
         archiving = pool.submit(retention.archive, db, NOVEMBER, tmp_path, "auditor", KEY)
         deadline = time.monotonic() + 60
         while not _waits_for_round_keys(engine):
-            assert time.monotonic() < deadline and not archiving.done(), "the archive never waited for the store"
+            assert time.monotonic() < deadline and not archiving.done(), (
+                "the archive never waited for the store"
+            )
             time.sleep(0.05)
         store.execute(text("LOCK TABLE rounds IN ROW EXCLUSIVE MODE"))
         store.execute(text("LOCK TABLE findings IN ROW EXCLUSIVE MODE"))
@@ -274,6 +276,8 @@ def _waits_for_round_keys(engine: Engine) -> bool:
     with engine.connect() as conn:
         return bool(
             conn.execute(
-                text("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'round_keys'::regclass)")
+                text(
+                    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'round_keys'::regclass)"
+                )
             ).scalar_one()
         )
