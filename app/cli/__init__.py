@@ -17,6 +17,13 @@ import sys
 from typing import IO, Any
 
 EXIT_COMPLIANT, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+class UnusableKey(Exception):
+    """A ``--public-key`` file that cannot be read, or holds no Ed25519 public key (the message says which and
+    why): said in one line, exit 2 (app/cli/integrity.py ``public_key_of``)."""
+
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 
@@ -469,4 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_COMPLIANT
     except FileNotFoundError as exc:
         print(f"bjaudit: {exc.filename}: no such file", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except UnusableKey as exc:
+        print(f"bjaudit {args.command}: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE

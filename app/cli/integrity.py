@@ -4,6 +4,7 @@ command line, on the configured database (DATABASE_URL). docs/integrity.md expla
 from __future__ import annotations
 
 import argparse
+import binascii
 import os
 import sys
 from pathlib import Path
@@ -30,13 +31,30 @@ def cannot_use_database(command: str, exc: BaseException) -> int:
     return EXIT_CANNOT
 
 
+def public_key_of(name: str) -> bytes:
+    """The raw Ed25519 public key in file ``name`` (PEM, or the raw key in base64)."""
+    from app.cli import UnusableKey
+    from app.usecases import integrity
+
+    try:
+        return integrity.read_trusted_key(Path(name).read_text())
+    except (OSError, ValueError) as exc:  # binascii.Error and UnicodeDecodeError are ValueErrors
+        if isinstance(exc, OSError):
+            said = exc.strerror or str(exc)
+        elif isinstance(exc, binascii.Error | UnicodeDecodeError):
+            said = f"neither a PEM public key nor a raw key in base64 ({exc})"
+        else:
+            said = str(exc) or type(exc).__name__
+        raise UnusableKey(f"the public key {name} cannot be used: {said}") from exc
+
+
 def _trusted_key(args: argparse.Namespace) -> tuple[bytes | None, str]:
     """The public key to check a signed head against, and where it came from."""
     from app.config import get_settings
     from app.usecases import integrity
 
     if args.public_key:
-        return integrity.read_trusted_key(Path(args.public_key).read_text()), args.public_key
+        return public_key_of(args.public_key), args.public_key
     key_file = Path(get_settings().signing_key_file)
     if key_file.exists():
         return integrity.raw_public_key(integrity.load_signing_key(key_file, create=False)), str(key_file)
@@ -244,11 +262,7 @@ def cmd_check_evidence(args: argparse.Namespace, out: IO[str]) -> int:
     except (OSError, orjson.JSONDecodeError) as exc:
         print(f"bjaudit check-evidence: {args.file} cannot be read as JSON: {exc}", file=sys.stderr)
         return EXIT_CANNOT
-    trusted = None
-    if args.public_key:
-        from app.usecases.integrity import read_trusted_key
-
-        trusted = read_trusted_key(Path(args.public_key).read_text())
+    trusted = public_key_of(args.public_key) if args.public_key else None
     problems, done = packet.check(doc, trusted, None if args.no_replay else replay_offline)
     for line in done:
         out.write(f"ok: {line}\n")

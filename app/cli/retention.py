@@ -93,21 +93,10 @@ def cmd_restore(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_check_archive(args: argparse.Namespace, out: IO[str]) -> int:
-    from app.cli.integrity import replay_offline
+    from app.cli.integrity import public_key_of, replay_offline
     from app.evidence import archive
 
-    trusted = None
-    if args.public_key:
-        from app.usecases.integrity import read_trusted_key
-
-        try:
-            trusted = read_trusted_key(Path(args.public_key).read_text())
-        except (OSError, ValueError) as exc:
-            print(
-                f"bjaudit check-archive: the public key {args.public_key} cannot be used: {exc}",
-                file=sys.stderr,
-            )
-            return EXIT_CANNOT
+    trusted = public_key_of(args.public_key) if args.public_key else None
     status = EXIT_OK
     for name in args.files:
         path = Path(name)

@@ -87,16 +87,28 @@ def ensure_months(conn: Connection, wanted: Iterator[date] | list[date]) -> dict
     return done
 
 
+def archived(conn: Connection) -> list[date]:
+    """The months archived and not restored (``bjaudit archive``, app/usecases/retention.py). They are not made again
+    ahead: an empty partition of one would be archived again, and a late round of it is kept in DEFAULT instead."""
+    found = conn.execute(text("SELECT DISTINCT month FROM archives WHERE restored_at IS NULL")).scalars()
+    return sorted(month_of(m.astimezone(UTC)) for m in found)
+
+
 def ensure_ahead(engine: Engine, now: datetime | None = None) -> dict[date, str] | None:
     """The months from :data:`BEHIND_MONTHS` before ``now`` to :data:`AHEAD_MONTHS` after it, on PostgreSQL (a
-    no-op elsewhere); None if it failed. Never fails its caller: a month not created now is created at the next
-    call, and rounds of it meanwhile go to the DEFAULT partition."""
+    no-op elsewhere), but those :func:`archived` (``archived``, first); None if it failed. Never fails its caller: a
+    month not created now is created at the next call, and rounds of it meanwhile go to the DEFAULT partition."""
     if engine.dialect.name != "postgresql":
         return {}
     current = month_of(now or datetime.now(UTC))
+    wanted = list(months(add_months(current, -BEHIND_MONTHS), add_months(current, AHEAD_MONTHS)))
     done: dict[date, str] = {}
     try:
-        for month in months(add_months(current, -BEHIND_MONTHS), add_months(current, AHEAD_MONTHS)):
+        with engine.connect() as conn:
+            done = {month: "archived" for month in archived(conn) if month in wanted}
+        for month in wanted:
+            if month in done:
+                continue
             # A transaction a month: the parents' lock and the function's are held while one month is made, not
             # while all of them are (stores and other makers wait that long at most).
             with engine.begin() as conn:

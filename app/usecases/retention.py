@@ -283,6 +283,18 @@ def archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519Priv
     the heads the rounds' proofs lead to."""
     part, fpart = f"rounds_{month:%Y_%m}", f"findings_{month:%Y_%m}"
     path = to / f"bjaudit-rounds-{month:%Y-%m}.ndjson.gz"
+    with db.engine.connect() as conn:
+        if month in partitions.archived(conn):
+            where = conn.execute(
+                text(
+                    "SELECT path FROM archives WHERE month = :m AND restored_at IS NULL ORDER BY id DESC LIMIT 1"
+                ),
+                {"m": _bound(month)},
+            ).scalar_one()
+            raise RetentionRefused(
+                f"{month:%Y-%m}: archived already, to {where}, and not restored: restore it before archiving it "
+                "again (its file is never written over)"
+            )
     proofs = _Proofs(db, key)
     # One snapshot for the file and the counts.
     with db.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn, conn.begin():

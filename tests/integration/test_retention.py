@@ -20,12 +20,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
 
 from app.config import Settings
+from app.evidence.archive import manifest_path as archive_file_manifest
 from app.store import partitions
 from app.store.db import Database
 from app.usecases import integrity, retention
 
 from .test_grouped_storing import row_of
-from .test_partitions import played_at, round_played, stored
+from .test_partitions import partition_of, played_at, round_played, stored
 
 ON_POSTGRES = pytest.mark.parametrize(
     "database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
@@ -281,3 +282,37 @@ def _waits_for_round_keys(engine: Engine) -> bool:
                 )
             ).scalar_one()
         )
+
+
+@ON_POSTGRES
+def test_an_archived_month_is_not_made_again_and_its_file_is_never_written_over(
+    database_url: str, db: Database, engine: Engine, examples: dict[str, bytes], tmp_path: Path
+) -> None:
+    """A month of the last two years, archived, was made again (empty) by the service's daily making of months; the
+    next archive found it and wrote an empty month over the archive's file and manifest: the only copy of its
+    rounds. The months made ahead now leave an archived month alone (a late round of it goes to DEFAULT, and is
+    kept), and an archive never writes over the file of a month archived and not restored."""
+    month = partitions.add_months(partitions.month_of(datetime.now(UTC)), -3)
+    when = datetime(month.year, month.month, 10, 12, tzinfo=UTC)
+    assert stored(database_url, *round_played(examples["nj-compliant-double"], when), False) is not None
+    following = partitions.add_months(month, 1)
+    archived = [a for a in retention.archive(db, following, tmp_path, "auditor", KEY) if a.month == month]
+    assert [a.rounds for a in archived] == [1]
+    (done,) = archived
+    kept = done.path.read_bytes(), archive_file_manifest(done.path).read_bytes()
+    part = f"rounds_{month:%Y_%m}"
+    assert not exists(engine, part)
+
+    made = partitions.ensure_ahead(engine)
+    assert made is not None and made[month] == "archived"
+    assert not exists(engine, part)
+    late = round_played(examples["nj-dealer-draws-on-hard-17"], when)
+    assert stored(database_url, *late, False) is not None
+    assert partition_of(engine, "EX-NJ-0002") == "rounds_default"
+
+    # Even with the month's partition there again (made by hand, say), its archived file is not written over.
+    with engine.begin() as conn:
+        partitions.ensure_months(conn, [month])
+    with pytest.raises(retention.RetentionRefused, match="archived already"):
+        retention.archive_month(db, month, tmp_path, "auditor", KEY)
+    assert (done.path.read_bytes(), archive_file_manifest(done.path).read_bytes()) == kept

@@ -230,3 +230,31 @@ def test_generate_refuses_an_unusable_until(until: str, capsys: pytest.CaptureFi
     assert main(["generate", "--rounds", "5", "--until", until]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bjaudit generate: --until") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["check-evidence", "check-archive", "verify --head"])
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "No such file or directory"),
+        (b"not a key\n", "neither a PEM public key nor a raw key in base64"),
+        (b"\xff\xfe", "neither a PEM public key nor a raw key in base64"),
+        (b"QUFB\n", "32 bytes"),
+    ],
+    ids=["missing", "not-base64", "not-text", "too-short"],
+)
+def test_a_public_key_that_cannot_be_used_is_said_in_one_line_and_exits_2(
+    command: str, content: bytes | None, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each command that takes ``--public-key`` names the file and why (it printed a traceback, exit 1)."""
+    key = tmp_path / "trusted.pem"
+    if content is not None:
+        key.write_bytes(content)
+    given = tmp_path / "given.json"
+    given.write_text("{}")
+    code = main([*command.split(), str(given), "--public-key", str(key)])
+    err = capsys.readouterr().err
+    assert code == 2
+    name = command.split()[0]
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"bjaudit {name}: the public key {key} cannot be used: ") and says in err, err
