@@ -401,6 +401,21 @@ def _heads_are_the_logs(db: Database, path: Path, manifest: dict[str, Any]) -> N
                 )
 
 
+RESTORE_BATCH = 1000
+"""Rounds inserted a statement by :func:`restore` (and their findings in one more)."""
+
+
+def _batched(docs: Iterator[dict[str, Any]], n: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for doc in docs:
+        batch.append(doc)
+        if len(batch) == n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def restore(db: Database, path: Path) -> Archived:
     """Bring back the month of an archive file after checking it: against its manifest (SHA-256, counts, records),
     and, for a file with proofs, each round's evidence under the manifest's heads and those heads against the log."""
@@ -410,21 +425,28 @@ def restore(db: Database, path: Path) -> Archived:
         _heads_are_the_logs(db, path, manifest)
     year, mon = (int(x) for x in str(manifest["month"]).split("-"))
     month = date(year, mon, 1)
+    # The month's partitions first, on their own: making one locks round_keys (SHARE ROW EXCLUSIVE, for its foreign
+    # key) to the end of its transaction, and no round could be stored while a month of them was inserted.
     with db.engine.begin() as conn:
         if partitions.ensure_months(conn, [month])[month] == "skipped":
             raise RetentionRefused(f"{month:%Y-%m}: rounds of that month are in the DEFAULT partition")
+    with db.engine.begin() as conn:
         if conn.execute(text(f"SELECT EXISTS (SELECT 1 FROM rounds_{month:%Y_%m})")).scalar_one():
             raise RetentionRefused(
                 f"{month:%Y-%m}: the month holds rounds (restored already?): nothing was restored"
             )
         restored: list[int] = []
-        for doc in archive_file.lines(path):
-            values = {c: doc[c] for c in _ROUND_COLUMNS}
-            values["record"] = base64.b64decode(doc["record"])
-            conn.execute(R.insert(), values_typed(values, R))
-            restored.append(int(values["id"]))
-            if doc["findings"]:
-                conn.execute(F.insert(), [values_typed(f, F) for f in doc["findings"]])
+        for docs in _batched(archive_file.lines(path), RESTORE_BATCH):
+            rows = []
+            for doc in docs:
+                values = {c: doc[c] for c in _ROUND_COLUMNS}
+                values["record"] = base64.b64decode(doc["record"])
+                rows.append(values_typed(values, R))
+                restored.append(int(values["id"]))
+            conn.execute(R.insert(), rows)
+            found = [values_typed(f, F) for doc in docs for f in doc["findings"]]
+            if found:
+                conn.execute(F.insert(), found)
         _rollups_with(conn, restored)
         conn.execute(
             text("UPDATE archives SET restored_at = :at WHERE month = :m AND restored_at IS NULL"),

@@ -8,10 +8,12 @@ import base64
 import concurrent.futures
 import gzip
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -316,3 +318,45 @@ def test_an_archived_month_is_not_made_again_and_its_file_is_never_written_over(
     with pytest.raises(retention.RetentionRefused, match="archived already"):
         retention.archive_month(db, month, tmp_path, "auditor", KEY)
     assert (done.path.read_bytes(), archive_file_manifest(done.path).read_bytes()) == kept
+
+
+@ON_POSTGRES
+def test_rounds_are_stored_while_a_month_is_restored(
+    db: Database,
+    engine: Engine,
+    two_months: dict[str, bytes],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Restoring a month inserts all its rounds (minutes, for a month of a regulator's store). It made the month's
+    partitions in the same transaction, and held the lock a partition takes on ``round_keys`` to its end: no round
+    could be stored meanwhile. The month is now made first, on its own."""
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
+    made, halfway, go_on = threading.Event(), threading.Event(), threading.Event()
+    read, ensure = retention.archive_file.lines, partitions.ensure_months
+
+    def making(conn: Any, wanted: list[date]) -> dict[date, str]:
+        made.set()
+        return ensure(conn, wanted)
+
+    def slowly(path: Path) -> Iterator[dict[str, Any]]:
+        """The file's rounds, with a pause after the first of them once the month is made (as it is inserted)."""
+        for n, doc in enumerate(read(path)):
+            if n == 1 and made.is_set():
+                halfway.set()
+                assert go_on.wait(30)
+            yield doc
+
+    monkeypatch.setattr(retention.partitions, "ensure_months", making)
+    monkeypatch.setattr(retention.archive_file, "lines", slowly)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        restoring = pool.submit(retention.restore, db, done.path)
+        try:
+            assert halfway.wait(30)
+            with engine.begin() as store:
+                store.execute(text("SET LOCAL lock_timeout = '1s'"))
+                store.execute(text("LOCK TABLE round_keys IN ROW EXCLUSIVE MODE"))
+        finally:
+            go_on.set()
+        restored = restoring.result(timeout=60)
+    assert (restored.rounds, restored.findings) == (2, 1)
