@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-outbox bench-batch bench-scale profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
+.PHONY: run test lint typecheck bench bench-cli bench-http bench-alerts bench-outbox bench-batch bench-scale bench-retention profile profile-submit profile-ladder profile-chunk worker openapi migrate clean install mutation fuzz-api \
 	chromium screenshots wheel bench-tree test-compiled
 
 $(STAMP): pyproject.toml
@@ -162,6 +162,10 @@ ROUNDS ?= 1000000
 SCALE_ARGS := --rounds $(ROUNDS) $(if $(filter 1,$(REUSE)),--reuse) $(if $(ONLY),--only '$(ONLY)') $(if $(JSON),--json $(abspath $(JSON)))
 bench-scale: $(BENCH_ENV)
 	$(BENCH) bench.scale $(SCALE_ARGS)
+
+## Archive and restore the fullest month of bjaudit_scale_$(ROUNDS) (on a copy), beside a raw COPY of its rounds
+bench-retention: $(BENCH_ENV)
+	$(BENCH) bench.retention --rounds $(ROUNDS)
 
 ## A batch worker (PostgreSQL job queue; DATABASE_URL); run one per core
 worker: $(RUN_STAMP)

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, date, datetime
 
@@ -33,8 +34,7 @@ BEHIND_MONTHS = 24
 casino's first upload of its past two years). A month must exist before its first round arrives: a round of a month
 without partitions goes to DEFAULT, and the month is then never made (see above); empty months cost nothing to keep."""
 LOCK_TIMEOUT = "2s"
-"""The longest the creation of a month waits for the parents' lock (stores hold it briefly): past it, the month is
-left for the next day's attempt (months are made :data:`AHEAD_MONTHS` ahead, so there are many)."""
+"""A safety net: making a month takes its locks without waiting (:func:`ensure_months`)."""
 
 _PARTITION_NAME = re.compile(rf"^({'|'.join(PARTITIONED)})_(\d{{4}}_\d{{2}}|default)$")
 
@@ -68,15 +68,31 @@ def months(first: date, last: date) -> Iterator[date]:
         month = add_months(month, 1)
 
 
-def ensure_months(conn: Connection, wanted: Iterator[date] | list[date]) -> dict[date, str]:
+BUSY_PAUSE = 0.05
+"""Seconds between a maker's tries while the tables it needs are busy."""
+PATIENCE = 2.0
+"""Seconds a maker tries a busy month for, by default (the service's; a restore waits longer)."""
+
+
+def ensure_months(
+    conn: Connection, wanted: Iterator[date] | list[date], patience: float = PATIENCE
+) -> dict[date, str]:
     """Create the partitions of each month of ``wanted`` that does not exist yet; what became of each month
-    (``created``, ``exists``, ``skipped`` — rows of it in the DEFAULT partition). In the caller's transaction, which
-    holds the function's advisory lock to its end: a second maker of months waits for it (two makers of the same
-    month at once deadlocked before; migration b2d4f6a8c0e1)."""
+    (``created``, ``exists``, ``skipped`` — rows of it in the DEFAULT partition —, or ``busy``: the tables it needs
+    were held by others for ``patience`` seconds). In the caller's transaction.
+
+    The function takes every lock a month needs at once without waiting, or none (migration b2d4f6a8c0e1): a maker
+    never stands in a lock's queue, so it cannot deadlock with a store or another maker, and holds nothing while it
+    waits here for its next try."""
     conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
     done: dict[date, str] = {}
     for month in wanted:
-        outcome = str(conn.execute(text("SELECT bjaudit_ensure_month(:m)"), {"m": month}).scalar_one())
+        deadline = time.monotonic() + patience
+        while True:
+            outcome = str(conn.execute(text("SELECT bjaudit_ensure_month(:m)"), {"m": month}).scalar_one())
+            if outcome != "busy" or time.monotonic() >= deadline:
+                break
+            time.sleep(BUSY_PAUSE)
         if outcome == "skipped":
             log.warning(
                 "partitions of %s not created: the DEFAULT partition holds rounds of that month "
@@ -101,7 +117,11 @@ def ensure_ahead(engine: Engine, now: datetime | None = None) -> dict[date, str]
     if engine.dialect.name != "postgresql":
         return {}
     current = month_of(now or datetime.now(UTC))
-    wanted = list(months(add_months(current, -BEHIND_MONTHS), add_months(current, AHEAD_MONTHS)))
+    # In order of need: the current month, those ahead, then those behind, newest first (a failure stops the rest).
+    ahead = list(months(current, add_months(current, AHEAD_MONTHS)))
+    wanted = ahead + list(
+        reversed(list(months(add_months(current, -BEHIND_MONTHS), add_months(current, -1))))
+    )
     done: dict[date, str] = {}
     try:
         with engine.connect() as conn:
@@ -113,6 +133,9 @@ def ensure_ahead(engine: Engine, now: datetime | None = None) -> dict[date, str]
             # while all of them are (stores and other makers wait that long at most).
             with engine.begin() as conn:
                 done |= ensure_months(conn, [month])
+            if done[month] == "busy":
+                log.warning("monthly partitions: the tables were busy making %s; tried again later", month)
+                return None
         return done
     except Exception as exc:  # noqa: BLE001 - the database away, a lock held: the next attempt
         said = str(exc).strip().splitlines()

@@ -5,9 +5,10 @@ one line a round — its record as received (base64), its columns and first audi
 chain entry (seq, hash) and its evidence (its entries and their inclusion proofs under a head of its source's log
 signed for the archive: app/evidence/archive.py) — and a manifest beside it (counts, the file's SHA-256, the heads).
 It reads the file back and checks it (each round's evidence packet included) before anything is removed; then, in
-one transaction, it records the archive (``archives``),
-detaches the month's partitions of ``rounds`` and ``findings``, checks that they hold exactly what was written (no
-round of that month arrived meanwhile) and drops them. ``round_keys`` keeps the rounds' keys: a lookup of one answers
+one transaction, it records the archive (``archives``), detaches the month's partitions of ``rounds`` and
+``findings`` and checks that they hold exactly what was written (no round of that month arrived meanwhile); it drops
+them in another (a table left detached is dropped by the next archive or restore). One archive or restore runs at a
+time. ``round_keys`` keeps the rounds' keys: a lookup of one answers
 410 with where it went, and integrity verification reports its chain entry as archived, not deleted. Re-audits
 (``audits``) and chain entries stay: they are small, and the chain must stay whole.
 
@@ -22,7 +23,10 @@ from __future__ import annotations
 
 import base64
 import gzip
+import logging
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,7 +34,9 @@ from typing import Any
 
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from psycopg.errors import LockNotAvailable
 from sqlalchemy import Connection, RowMapping, and_, or_, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from app.evidence import archive as archive_file
@@ -44,6 +50,8 @@ from app.store.models import rollup_cursors_table as RC
 from app.store.models import rounds_table as R
 from app.store.models import table_elections_table as E
 from app.usecases import integrity, transparency
+
+log = logging.getLogger(__name__)
 
 
 class RetentionRefused(Exception):
@@ -281,6 +289,11 @@ def _checked(path: Path, manifest: dict[str, Any], trusted: bytes | None) -> arc
 def archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519PrivateKey) -> Archived:
     """Archive one month (see the module's docstring); :class:`RetentionRefused` leaves it as it was. ``key`` signs
     the heads the rounds' proofs lead to."""
+    with _alone(db):
+        return _archive_month(db, month, to, by, key)
+
+
+def _archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519PrivateKey) -> Archived:
     part, fpart = f"rounds_{month:%Y_%m}", f"findings_{month:%Y_%m}"
     path = to / f"bjaudit-rounds-{month:%Y-%m}.ndjson.gz"
     with db.engine.connect() as conn:
@@ -328,38 +341,50 @@ def archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519Priv
     checked = _checked(path, manifest, integrity.raw_public_key(key))
     archive_file.manifest_path(path).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     sha = str(manifest["sha256"])
-    with db.engine.begin() as conn:
-        conn.execute(text("SET LOCAL lock_timeout = '10s'"))
-        # The keys first, in the stores' order (round_keys, then rounds): detaching and dropping take rounds and
-        # then round_keys (the partitions' foreign keys), and deadlocked with a store that way round. Everything
-        # that reads rounds waits for the detach anyway; this holds back only what reads the keys alone.
-        conn.execute(text("LOCK TABLE round_keys IN ACCESS EXCLUSIVE MODE"))
-        _rollups_without(conn, month)
-        conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
-        conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))
-        now_rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
-        now_findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
-        if (now_rounds, now_findings) != (rounds, findings) or _undelivered(conn, part):
-            raise RetentionRefused(
-                f"{month:%Y-%m}: rounds arrived while it was written: run the archive again"
-            )
-        conn.execute(
-            text(
-                "INSERT INTO archives (month, path, rounds, findings, sha256, archived_at, archived_by) "
-                "VALUES (:month, :path, :rounds, :findings, :sha, :at, :by)"
-            ),
-            {
-                "month": _bound(month),
-                "path": str(path.resolve()),
-                "rounds": rounds,
-                "findings": findings,
-                "sha": sha,
-                "at": now,
-                "by": by,
-            },
-        )
-        conn.execute(text(f"DROP TABLE {part}"))
-        conn.execute(text(f"DROP TABLE {fpart}"))
+    deadline = time.monotonic() + DETACH_PATIENCE
+    while True:
+        try:
+            with db.engine.begin() as conn:
+                conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
+                _take_for_detach(conn, part, fpart)
+                _rollups_without(conn, month)
+                conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
+                conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))
+                now_rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
+                now_findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
+                if (now_rounds, now_findings) != (rounds, findings) or _undelivered(conn, part):
+                    raise RetentionRefused(
+                        f"{month:%Y-%m}: rounds arrived while it was written: run the archive again"
+                    )
+                conn.execute(
+                    text(
+                        "INSERT INTO archives (month, path, rounds, findings, sha256, archived_at, archived_by) "
+                        "VALUES (:month, :path, :rounds, :findings, :sha, :at, :by)"
+                    ),
+                    {
+                        "month": _bound(month),
+                        "path": str(path.resolve()),
+                        "rounds": rounds,
+                        "findings": findings,
+                        "sha": sha,
+                        "at": now,
+                        "by": by,
+                    },
+                )
+            break
+        except OperationalError as exc:
+            if not isinstance(exc.orig, LockNotAvailable):
+                raise
+            if time.monotonic() >= deadline:
+                raise RetentionRefused(
+                    f"{month:%Y-%m}: the tables were busy for {DETACH_PATIENCE:.0f} s (long reports or batches): "
+                    "nothing was removed; run it again"
+                ) from exc
+            time.sleep(BUSY_PAUSE)
+    # Dropped in a transaction that holds nothing else: a drop locks round_keys wholly (ACCESS EXCLUSIVE, the
+    # foreign keys' triggers go), which, with rounds held, deadlocked with readers of both.
+    for left in _drop_detached(db, [month]):
+        log.warning("%s: archived and detached; %s is dropped at the next archive or restore", month, left)
     heads = tuple(log["head"] for _, log in sorted(proofs.logs.items()))
     return Archived(month, path, rounds, findings, sha, heads, checked.proved)
 
@@ -368,9 +393,95 @@ def archive(db: Database, before: date, to: Path, by: str, key: Ed25519PrivateKe
     """Every month wholly before ``before``, oldest first; stops at the first refused (what was archived stays)."""
     if db.engine.dialect.name != "postgresql":
         raise RetentionRefused("archiving drops monthly partitions: PostgreSQL only")
+    for left in _drop_detached(db):
+        log.warning("%s: a detached month's table, not dropped now either (a lock)", left)
     with db.engine.connect() as conn:
         months = months_before(conn, before)
     return [archive_month(db, month, to, by, key) for month in months]
+
+
+def _take_for_detach(conn: Connection, part: str, fpart: str) -> None:
+    """Every lock detaching the month needs, at once and without waiting (NOWAIT), or LockNotAvailable holding
+    none: an archive never stands in a lock's queue, so it cannot deadlock, nor hold the stores back while it waits.
+    ``round_keys`` SHARE ROW EXCLUSIVE (what detaching takes for the partitions' foreign keys: writers of keys wait,
+    readers do not), the rollers' cursors (as the rollers take them, before any table of rounds), then the parents,
+    their DEFAULT partitions and the month's partitions wholly."""
+    conn.execute(text("LOCK TABLE round_keys IN SHARE ROW EXCLUSIVE MODE NOWAIT"))
+    conn.execute(text(f"LOCK TABLE {RC.name} IN EXCLUSIVE MODE NOWAIT"))
+    conn.execute(
+        text(
+            f"LOCK TABLE rounds, findings, rounds_default, findings_default, {part}, {fpart} "
+            "IN ACCESS EXCLUSIVE MODE NOWAIT"
+        )
+    )
+
+
+DETACH_PATIENCE = 60.0
+"""Seconds an archive tries to have the locks to detach a month for (while reports or batch chunks hold the tables)
+before it gives up, nothing removed."""
+DROP_PATIENCE = 30.0
+"""Seconds an archive or restore tries to drop a detached month's table for (it needs ``round_keys`` wholly, free of
+readers and stores for a moment), before it leaves it to the next archive or restore."""
+BUSY_PAUSE = 0.2
+RESTORE_PATIENCE = 60.0
+"""Seconds a restore tries to make the month's partitions for (see :func:`partitions.ensure_months`)."""
+LOCK_TIMEOUT = "10s"
+"""A safety net: archives take their locks without waiting (:func:`_take_for_detach`, :func:`_drop_detached`)."""
+
+
+@contextmanager
+def _alone(db: Database) -> Iterator[None]:
+    """One archive or restore at a time (a session's advisory lock, held to the end): two archives of a month would
+    write the same file."""
+    with db.engine.connect() as conn:
+        key = {"k": "bjaudit-retention"}
+        if not conn.execute(text("SELECT pg_try_advisory_lock(hashtextextended(:k, 0))"), key).scalar_one():
+            raise RetentionRefused(
+                "another archive or restore is running on this database: run this one after it"
+            )
+        conn.commit()
+        try:
+            yield
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(hashtextextended(:k, 0))"), key)
+            conn.commit()
+
+
+def _drop_detached(db: Database, only: list[date] | None = None) -> list[str]:
+    """Drop the tables of archived months (not restored) left detached (a drop that could not have its lock), of
+    the months ``only`` or of all; those still there."""
+    with db.engine.connect() as conn:
+        archived = set(partitions.archived(conn))
+        names = conn.execute(
+            text(
+                "SELECT relname FROM pg_class WHERE relkind = 'r' AND NOT relispartition "
+                "AND relnamespace = current_schema()::regnamespace AND relname ~ '^(rounds|findings)_[0-9]{4}_[0-9]{2}$'"
+            )
+        ).scalars()
+        detached = [
+            name
+            for name in names
+            if (month := date(int(name[-7:-3]), int(name[-2:]), 1)) in archived
+            and (only is None or month in only)
+        ]
+    left = []
+    for name in sorted(detached):
+        deadline = time.monotonic() + DROP_PATIENCE
+        while True:
+            try:
+                with db.engine.begin() as conn:
+                    conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
+                    # Its locks at once without waiting, as for the detach: queued for round_keys it would hold
+                    # every store and lookup back behind it while it waited for a long reader.
+                    conn.execute(text(f"LOCK TABLE round_keys, {name} IN ACCESS EXCLUSIVE MODE NOWAIT"))
+                    conn.execute(text(f"DROP TABLE {name}"))
+                break
+            except DBAPIError:
+                if time.monotonic() >= deadline:
+                    left.append(name)
+                    break
+                time.sleep(BUSY_PAUSE)
+    return left
 
 
 def _manifest(path: Path) -> dict[str, Any]:
@@ -419,22 +530,58 @@ def _batched(docs: Iterator[dict[str, Any]], n: int) -> Iterator[list[dict[str, 
 def restore(db: Database, path: Path) -> Archived:
     """Bring back the month of an archive file after checking it: against its manifest (SHA-256, counts, records),
     and, for a file with proofs, each round's evidence under the manifest's heads and those heads against the log."""
+    with _alone(db):
+        return _restore(db, path)
+
+
+def _restore(db: Database, path: Path) -> Archived:
     manifest = _manifest(path)
     checked = _checked(path, manifest, None)
     if archive_file.has_proofs(manifest):
         _heads_are_the_logs(db, path, manifest)
     year, mon = (int(x) for x in str(manifest["month"]).split("-"))
     month = date(year, mon, 1)
+    if _drop_detached(db, [month]):
+        raise RetentionRefused(
+            f"{month:%Y-%m}: its detached tables could not be dropped now (a lock): run it again"
+        )
     # The month's partitions first, on their own: making one locks round_keys (SHARE ROW EXCLUSIVE, for its foreign
-    # key) to the end of its transaction, and no round could be stored while a month of them was inserted.
+    # key) to the end of its transaction, and no round could be stored while a month of them was inserted. A round
+    # of the month may then arrive before the insert, and stays: only a round of the file found there (restored
+    # already) refuses the restore.
     with db.engine.begin() as conn:
-        if partitions.ensure_months(conn, [month])[month] == "skipped":
+        made = partitions.ensure_months(conn, [month], patience=RESTORE_PATIENCE)[month]
+        if made == "skipped":
             raise RetentionRefused(f"{month:%Y-%m}: rounds of that month are in the DEFAULT partition")
-    with db.engine.begin() as conn:
-        if conn.execute(text(f"SELECT EXISTS (SELECT 1 FROM rounds_{month:%Y_%m})")).scalar_one():
+        if made == "busy":
             raise RetentionRefused(
-                f"{month:%Y-%m}: the month holds rounds (restored already?): nothing was restored"
+                f"{month:%Y-%m}: the tables were busy for {RESTORE_PATIENCE:.0f} s (long reports or batches): "
+                "nothing was restored; run it again"
             )
+    try:
+        _insert(db, month, path)
+    except IntegrityError as exc:
+        said = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else str(exc)
+        raise RetentionRefused(
+            f"{month:%Y-%m}: a round of the file is in the database already (restored already?): nothing was "
+            f"restored ({said})"
+        ) from exc
+    heads = tuple(log["head"] for _, log in sorted(dict(manifest.get("logs") or {}).items()))
+    return Archived(
+        month,
+        path,
+        int(manifest["rounds"]),
+        int(manifest["findings"]),
+        str(manifest["sha256"]),
+        heads,
+        checked.proved,
+    )
+
+
+def _insert(db: Database, month: date, path: Path) -> None:
+    """The file's rounds and findings inserted, with their rollups and the archive's ``restored_at``, in one
+    transaction."""
+    with db.engine.begin() as conn:
         restored: list[int] = []
         for docs in _batched(archive_file.lines(path), RESTORE_BATCH):
             rows = []
@@ -452,16 +599,6 @@ def restore(db: Database, path: Path) -> Archived:
             text("UPDATE archives SET restored_at = :at WHERE month = :m AND restored_at IS NULL"),
             {"at": datetime.now(UTC), "m": _bound(month)},
         )
-    heads = tuple(log["head"] for _, log in sorted(dict(manifest.get("logs") or {}).items()))
-    return Archived(
-        month,
-        path,
-        int(manifest["rounds"]),
-        int(manifest["findings"]),
-        str(manifest["sha256"]),
-        heads,
-        checked.proved,
-    )
 
 
 # --- the reports' rollups (app/store/rollups.py) -----------------------------------------------------------------

@@ -1,18 +1,20 @@
-"""months made one at a time: ``bjaudit_ensure_month`` takes a transaction's advisory lock first (issue 21)
+"""months made one at a time, their locks taken at once without waiting: ``bjaudit_ensure_month`` (issue 21)
 
-Two processes that made the same month at once (the service and a batch worker starting together, a restore while
-the service made its months) each read the DEFAULT partitions to see whether the month's rows were there, then each
-waited for the other's read to end before it could create the month's partition: PostgreSQL broke the deadlock by
-failing one of them. The function now first takes the advisory lock ``bjaudit-partitions`` for the rest of its
-caller's transaction, so a second caller waits for the first, then finds the month made.
+Two makers of the same month at once (the service and a batch worker starting together, a restore while the service
+made its months) each read the DEFAULT partitions to see whether the month's rows were there, then each waited for
+the other's read to end before it could create the month's partition: a deadlock, which PostgreSQL broke by failing
+one of them (CI, 2026-12-05). A month made while any round was stored deadlocked too: a store's one statement locks
+``round_keys`` (the key is inserted first) and then the parent ``rounds``; creating a partition locks ``rounds`` and
+then ``round_keys`` (for the partition's foreign key). And a maker that waited for the parents behind a long reader
+(a report, a restore's insert) held the stores back behind it all that time.
 
-A month made while a round was stored deadlocked too: the store's one statement locks ``round_keys`` (the key is
-inserted first) and then ``rounds``; creating a partition locks ``rounds`` and then ``round_keys`` (for the
-partition's foreign key). The function now locks ``round_keys`` (SHARE ROW EXCLUSIVE, what the foreign key takes)
-before any other table (before it reads the DEFAULT partitions, which an archive's detach waits for), in the stores'
-and the archive's order. A month that exists takes no lock on the tables.
-
-The body is otherwise the same; the downgrade puts the previous one back.
+The function now returns ``exists`` at once for a month that exists (no lock). Otherwise it takes the advisory lock
+``bjaudit-partitions`` for its caller's transaction (one maker at a time) and then every lock the month needs, at
+once and without waiting (NOWAIT): ``round_keys`` SHARE ROW EXCLUSIVE, the parents and their DEFAULT partitions
+ACCESS EXCLUSIVE. If any is held by someone else it returns ``busy``, holding none of them, and the caller tries
+again (app/store/partitions.py). A maker thus never waits in a lock's queue: it cannot deadlock, and stores wait for
+it only while it holds the locks (two empty tables made). The body is otherwise the same; the downgrade puts the
+previous one back.
 
 Revision ID: b2d4f6a8c0e1
 Revises: a1c3e5f7b9d2
@@ -29,16 +31,22 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 LOCK = """\
-    PERFORM pg_advisory_xact_lock(hashtextextended('bjaudit-partitions', 0));
     IF to_regclass('rounds_' || to_char(month, 'YYYY_MM')) IS NOT NULL
        AND to_regclass('findings_' || to_char(month, 'YYYY_MM')) IS NOT NULL THEN
         RETURN 'exists';
     END IF;
-    LOCK TABLE round_keys IN SHARE ROW EXCLUSIVE MODE;
+    IF NOT pg_try_advisory_xact_lock(hashtextextended('bjaudit-partitions', 0)) THEN
+        RETURN 'busy';
+    END IF;
+    BEGIN
+        LOCK TABLE round_keys IN SHARE ROW EXCLUSIVE MODE NOWAIT;
+        LOCK TABLE rounds, rounds_default, findings, findings_default IN ACCESS EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RETURN 'busy';
+    END;
 """
-"""Makers of months take turns; a month that exists takes no lock on the tables; ``round_keys`` is locked before
-anything else (a partition's foreign key takes it after the parent's lock, the DEFAULT partition's read before it:
-a store, and an archive, take them the other way round)."""
+"""A month that exists takes no lock. Else: one maker at a time, and every lock making the month needs, taken at
+once without waiting; ``busy`` when one is held (nothing is kept but the advisory lock; the caller tries again)."""
 SERIALISED = """
 CREATE OR REPLACE FUNCTION bjaudit_ensure_month(month date) RETURNS text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
@@ -72,7 +80,7 @@ BEGIN
 END
 $$
 """
-"""The function; ``{lock}`` and ```` are where the locks are taken (the previous body has nothing there)."""
+"""The function; ``{lock}`` is where the locks are taken (the previous body has nothing there)."""
 
 
 def upgrade() -> None:

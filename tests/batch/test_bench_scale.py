@@ -1,6 +1,6 @@
 """bench/scale.py on a tiny load (PostgreSQL): it stores the floor's rounds through the service and its workers,
 every kind of request it times answers without an error, the re-audit finishes, and ``--reuse`` keeps the loaded
-database. Correctness only: speed is measured by ``make bench-scale``, never asserted."""
+database; bench/retention.py archives and restores a month of it. Correctness only: speed is measured by ``make bench-scale``, never asserted."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from bench import retention as retention_bench
 from bench import scale
 from tests.integration.conftest import _libpq, postgres_admin_url
 
@@ -69,3 +70,16 @@ def test_bench_scale_loads_a_tiny_floor_and_measures_every_kind_without_an_error
     again = capsys.readouterr().out
     assert f"reusing {name}" in again
     assert "GET /v1/shoes/{id}" in again
+
+    # bench/retention.py on the same load: a copy of it, its fullest month archived and restored, the copy dropped.
+    assert retention_bench.main(["--database", name, "--admin-url", postgres_admin_url()]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert re.search(
+        r"^bench-retention: \d+ rounds; archive [\d.]+ s, restore [\d.]+ s \(ratio [\d.]+ to COPY\); "
+        r"writers waited at most [\d,]+ ms$",
+        said[-1],
+    ), said
+    with psycopg.connect(_libpq(postgres_admin_url())) as conn:
+        assert conn.execute(
+            "SELECT count(*) FROM pg_database WHERE datname LIKE 'bjaudit_retention_%'"
+        ).fetchone() == (0,)

@@ -279,42 +279,98 @@ def test_a_partition_refuses_update_and_delete_to_any_role_but_the_owner(
 
 
 @ON_POSTGRES
-def test_two_processes_creating_the_same_month_at_once_wait_for_each_other(engine: Engine) -> None:
+def test_two_processes_creating_the_same_month_at_once_both_end(engine: Engine) -> None:
     """The service, the batch workers and a restore each create months at start. When two made the same month at
     once, each read the DEFAULT partitions (are the month's rows there?) and then each waited for the other's read
     to end before it could create the month: a deadlock (CI, 2026-12-05, the first week of a month not made yet).
-    Here a reader of ``rounds`` holds both back until both have begun; the second must then wait for the first and
-    find the month made."""
+    Here a reader of ``rounds`` holds both back until both have begun; then one makes the month and the other finds
+    it made."""
     month = date(2991, 5, 1)
     with engine.connect() as reader:
         reader.begin()
         reader.execute(text("LOCK TABLE rounds IN ACCESS SHARE MODE"))
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             both = [pool.submit(_ensure_in_own_transaction, engine, month) for _ in range(2)]
-            time.sleep(1.0)
+            wait_until_calling(engine, 2, both)
+            time.sleep(0.2)  # both have tried, and found the tables busy (or waited, before)
             reader.commit()
-            outcomes = sorted(done.result(timeout=20)[month] for done in both)
+            outcomes = sorted(done.result(timeout=60)[month] for done in both)
     assert outcomes == ["created", "exists"]
 
 
-def _ensure_in_own_transaction(engine: Engine, month: date) -> dict[date, str]:
+def _ensure_in_own_transaction(engine: Engine, month: date, patience: float = 30.0) -> dict[date, str]:
     with engine.begin() as conn:
-        return partitions.ensure_months(conn, [month])
+        return partitions.ensure_months(conn, [month], patience=patience)
+
+
+def wait_until_calling(engine: Engine, n: int, running: list[concurrent.futures.Future[Any]]) -> None:
+    """Until ``n`` sessions of the test's database are making a month (or waiting in it), none of ``running``
+    having ended meanwhile."""
+    deadline = time.monotonic() + 60
+    while True:
+        with engine.connect() as conn:
+            calling = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND query LIKE 'SELECT bjaudit_ensure_month%'"
+                )
+            ).scalar_one()
+        if calling >= n:
+            return
+        ended = [f for f in running if f.done()]
+        assert not ended, f"ended before: {ended[0].result()}"
+        assert time.monotonic() < deadline, f"{calling} of {n} sessions make a month"
+        time.sleep(0.02)
 
 
 @ON_POSTGRES
 def test_a_month_made_while_a_round_is_stored_waits_for_the_store(engine: Engine) -> None:
     """A store locks ``round_keys`` and then ``rounds`` (the key is inserted first, in one statement); a new
     partition locks ``rounds`` and then ``round_keys`` (its foreign key). Made in that order they deadlocked: the
-    month is now made after the keys are locked, in the stores' order."""
+    month now takes all its locks at once or none, and tries again."""
     month = date(2992, 6, 1)
     with engine.connect() as store:
         store.begin()
         store.execute(text("LOCK TABLE round_keys IN ROW EXCLUSIVE MODE"))
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             made = pool.submit(_ensure_in_own_transaction, engine, month)
-            time.sleep(0.5)
+            wait_until_calling(engine, 1, [made])
+            time.sleep(0.2)
             store.execute(text("LOCK TABLE rounds IN ROW EXCLUSIVE MODE"))
             store.execute(text("LOCK TABLE findings IN ROW EXCLUSIVE MODE"))
             store.commit()
             assert made.result(timeout=20) == {month: "created"}
+
+
+@ON_POSTGRES
+def test_a_month_waiting_for_a_long_reader_does_not_hold_the_stores_back(engine: Engine) -> None:
+    """A month's partitions need the parents wholly, so their making waits for a long reader of ``rounds`` (a
+    report, a restore's insert). Queued for the lock, it held every store back behind it; it now takes its locks
+    at once or none, so stores go on while it waits, and it makes the month once the reader is done."""
+    month = date(2993, 7, 1)
+    with engine.connect() as reader:
+        reader.begin()
+        reader.execute(text("LOCK TABLE rounds IN ACCESS SHARE MODE"))
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            made = pool.submit(_ensure_in_own_transaction, engine, month)
+            wait_until_calling(engine, 1, [made])
+            time.sleep(0.2)
+            with engine.begin() as store:
+                store.execute(text("SET LOCAL lock_timeout = '1s'"))
+                store.execute(text("LOCK TABLE round_keys IN ROW EXCLUSIVE MODE"))
+                store.execute(text("LOCK TABLE rounds IN ROW EXCLUSIVE MODE"))
+            assert not made.done()
+            reader.commit()
+            assert made.result(timeout=60) == {month: "created"}
+
+
+@ON_POSTGRES
+def test_a_month_whose_tables_stay_busy_is_said_busy_and_tried_again_later(engine: Engine) -> None:
+    month = date(2994, 8, 1)
+    with engine.connect() as reader:
+        reader.begin()
+        reader.execute(text("LOCK TABLE findings IN ACCESS SHARE MODE"))
+        assert _ensure_in_own_transaction(engine, month, patience=0.2) == {month: "busy"}
+        assert partitions.ensure_ahead(engine, now=datetime(2994, 8, 15, tzinfo=UTC)) is None
+        reader.commit()
+    assert _ensure_in_own_transaction(engine, month) == {month: "created"}

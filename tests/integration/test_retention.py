@@ -9,7 +9,6 @@ import concurrent.futures
 import gzip
 import hashlib
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
 
 from app.config import Settings
 from app.evidence.archive import manifest_path as archive_file_manifest
@@ -252,21 +252,21 @@ def test_the_reports_rollups_leave_with_an_archived_month_and_come_back_with_it(
 
 @ON_POSTGRES
 def test_a_month_archived_while_a_round_is_stored_waits_for_the_store(
-    db: Database, engine: Engine, two_months: dict[str, bytes], tmp_path: Path
+    db: Database,
+    engine: Engine,
+    two_months: dict[str, bytes],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A store locks ``round_keys`` and then ``rounds``; detaching and dropping a month locked ``rounds`` and then
     ``round_keys`` (its foreign key): an archive run while the tables deal deadlocked with a store. The archive now
-    locks ``round_keys`` first, and waits for the store."""
+    takes its locks at once or none, and tries again after the store."""
+    busy = found_busy(monkeypatch)
     with engine.connect() as store, concurrent.futures.ThreadPoolExecutor(1) as pool:
         store.begin()
         store.execute(text("LOCK TABLE round_keys IN ROW EXCLUSIVE MODE"))
         archiving = pool.submit(retention.archive, db, NOVEMBER, tmp_path, "auditor", KEY)
-        deadline = time.monotonic() + 60
-        while not _waits_for_round_keys(engine):
-            assert time.monotonic() < deadline and not archiving.done(), (
-                "the archive never waited for the store"
-            )
-            time.sleep(0.05)
+        assert busy.wait(60), "the archive never found the tables busy"
         store.execute(text("LOCK TABLE rounds IN ROW EXCLUSIVE MODE"))
         store.execute(text("LOCK TABLE findings IN ROW EXCLUSIVE MODE"))
         store.commit()
@@ -275,15 +275,19 @@ def test_a_month_archived_while_a_round_is_stored_waits_for_the_store(
     assert not exists(engine, "rounds_2024_10")
 
 
-def _waits_for_round_keys(engine: Engine) -> bool:
-    with engine.connect() as conn:
-        return bool(
-            conn.execute(
-                text(
-                    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'round_keys'::regclass)"
-                )
-            ).scalar_one()
-        )
+def found_busy(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set once an archive has tried to take its locks and found one held."""
+    busy, take = threading.Event(), retention._take_for_detach
+
+    def taking(conn: Any, part: str, fpart: str) -> None:
+        try:
+            take(conn, part, fpart)
+        except OperationalError:
+            busy.set()
+            raise
+
+    monkeypatch.setattr(retention, "_take_for_detach", taking)
+    return busy
 
 
 @ON_POSTGRES
@@ -312,9 +316,7 @@ def test_an_archived_month_is_not_made_again_and_its_file_is_never_written_over(
     assert stored(database_url, *late, False) is not None
     assert partition_of(engine, "EX-NJ-0002") == "rounds_default"
 
-    # Even with the month's partition there again (made by hand, say), its archived file is not written over.
-    with engine.begin() as conn:
-        partitions.ensure_months(conn, [month])
+    # Asked for that month again, archive refuses it, and its file is not written over.
     with pytest.raises(retention.RetentionRefused, match="archived already"):
         retention.archive_month(db, month, tmp_path, "auditor", KEY)
     assert (done.path.read_bytes(), archive_file_manifest(done.path).read_bytes()) == kept
@@ -335,12 +337,13 @@ def test_rounds_are_stored_while_a_month_is_restored(
     made, halfway, go_on = threading.Event(), threading.Event(), threading.Event()
     read, ensure = retention.archive_file.lines, partitions.ensure_months
 
-    def making(conn: Any, wanted: list[date]) -> dict[date, str]:
+    def making(conn: Any, wanted: list[date], **options: Any) -> dict[date, str]:
         made.set()
-        return ensure(conn, wanted)
+        return ensure(conn, wanted, **options)
 
     def slowly(path: Path) -> Iterator[dict[str, Any]]:
-        """The file's rounds, with a pause after the first of them once the month is made (as it is inserted)."""
+        """The file's rounds, with a pause after the first of them once the month is made (it is inserted, in the
+        restore's open transaction)."""
         for n, doc in enumerate(read(path)):
             if n == 1 and made.is_set():
                 halfway.set()
@@ -349,6 +352,7 @@ def test_rounds_are_stored_while_a_month_is_restored(
 
     monkeypatch.setattr(retention.partitions, "ensure_months", making)
     monkeypatch.setattr(retention.archive_file, "lines", slowly)
+    monkeypatch.setattr(retention, "RESTORE_BATCH", 1)  # the first round is inserted when the pause comes
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         restoring = pool.submit(retention.restore, db, done.path)
         try:
@@ -360,3 +364,95 @@ def test_rounds_are_stored_while_a_month_is_restored(
             go_on.set()
         restored = restoring.result(timeout=60)
     assert (restored.rounds, restored.findings) == (2, 1)
+
+
+@ON_POSTGRES
+def test_readers_of_rounds_and_then_of_keys_go_on_while_a_month_is_archived(
+    db: Database,
+    engine: Engine,
+    two_months: dict[str, bytes],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A re-audit reads rounds and then inserts audits (whose foreign-key check reads ``round_keys``); a report reads
+    rounds and then ``round_keys``; a roller holds its cursor and reads the keys. An archive that took ``round_keys``
+    wholly before it detached deadlocked with each of them (a review of the fix above). Here a reader holds rounds
+    while the archive waits to detach, then reads the keys, both ways: it must not wait."""
+    busy = found_busy(monkeypatch)
+    with engine.connect() as reader, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        reader.begin()
+        reader.execute(text("LOCK TABLE rounds IN ACCESS SHARE MODE"))
+        archiving = pool.submit(retention.archive, db, NOVEMBER, tmp_path, "auditor", KEY)
+        assert busy.wait(60), "the archive never found the tables busy"
+        reader.execute(text("SET LOCAL lock_timeout = '5s'"))
+        assert reader.execute(text("SELECT count(*) FROM round_keys")).scalar_one() == 3
+        reader.execute(text("SELECT id FROM round_keys FOR KEY SHARE"))  # what a foreign-key check takes
+        reader.commit()
+        (done,) = archiving.result(timeout=60)
+    assert (done.month, done.rounds) == (OCTOBER, 2)
+    assert not exists(engine, "rounds_2024_10")
+
+
+@ON_POSTGRES
+def test_a_month_detached_but_not_dropped_is_dropped_by_the_next_restore(
+    db: Database,
+    engine: Engine,
+    client: TestClient,
+    two_months: dict[str, bytes],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The drop, in a transaction of its own, needs ``round_keys`` free of every reader: past its patience the
+    month stays archived (recorded, detached, its rounds answer 410) and its tables stay, until the next archive or
+    restore drops them."""
+    monkeypatch.setattr(retention, "DROP_PATIENCE", 0.3)
+    with engine.connect() as reader:
+        reader.begin()
+        reader.execute(text("LOCK TABLE round_keys IN ACCESS SHARE MODE"))
+        (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
+        reader.commit()
+    assert done.rounds == 2
+    assert client.get("/v1/rounds/EX-NJ-0001").status_code == 410
+    with engine.connect() as conn:
+        assert (
+            conn.execute(
+                text("SELECT relispartition FROM pg_class WHERE relname = 'rounds_2024_10'")
+            ).scalar_one()
+            is False
+        )
+    restored = retention.restore(db, done.path)
+    assert (restored.rounds, restored.findings) == (2, 1)
+    assert partition_of(engine, "EX-NJ-0001") == "rounds_2024_10"
+    assert client.get("/v1/rounds/EX-NJ-0001").status_code == 200
+
+
+@ON_POSTGRES
+def test_a_round_of_the_month_stored_before_its_restore_stays_and_a_second_restore_is_refused(
+    database_url: str,
+    db: Database,
+    engine: Engine,
+    client: TestClient,
+    examples: dict[str, bytes],
+    two_months: dict[str, bytes],
+    tmp_path: Path,
+) -> None:
+    """A restore makes the month's partitions and then inserts: a round of the month stored between the two goes to
+    the month's partition. It stays, beside the restored ones; a round of the file found there (restored already)
+    refuses the restore, and nothing of it is inserted."""
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
+    with engine.begin() as conn:
+        assert partitions.ensure_months(conn, [OCTOBER]) == {
+            OCTOBER: "created"
+        }  # as the restore's first step
+    late = played_at(
+        examples["nj-compliant-double"].replace(b'"EX-NJ-0001"', b'"LATE-1"'), "2024-10-20T20:00:00Z"
+    )
+    assert stored(database_url, *row_of(late, "default"), False) is not None
+    retention.restore(db, done.path)
+    with engine.connect() as conn:
+        in_month = conn.execute(text("SELECT count(*) FROM rounds_2024_10")).scalar_one()
+    assert in_month == 3
+    with pytest.raises(retention.RetentionRefused, match="restored already"):
+        retention.restore(db, done.path)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM rounds_2024_10")).scalar_one() == 3
