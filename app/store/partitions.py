@@ -75,7 +75,10 @@ PATIENCE = 2.0
 
 
 def ensure_months(
-    conn: Connection, wanted: Iterator[date] | list[date], patience: float = PATIENCE
+    conn: Connection,
+    wanted: Iterator[date] | list[date],
+    patience: float = PATIENCE,
+    leave_archived: bool = False,
 ) -> dict[date, str]:
     """Create the partitions of each month of ``wanted`` that does not exist yet; what became of each month
     (``created``, ``exists``, ``skipped`` — rows of it in the DEFAULT partition —, or ``busy``: the tables it needs
@@ -83,13 +86,22 @@ def ensure_months(
 
     The function takes every lock a month needs at once without waiting, or none (migration b2d4f6a8c0e1): a maker
     never stands in a lock's queue, so it cannot deadlock with a store or another maker, and holds nothing while it
-    waits here for its next try."""
+    waits here for its next try (but the makers' advisory lock).
+
+    ``leave_archived``: a month archived and not restored is not made (``archived``), checked once its locks are
+    held, so that an archive that detached it a moment before is seen (the service's; a restore makes it)."""
     conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
     done: dict[date, str] = {}
     for month in wanted:
         deadline = time.monotonic() + patience
         while True:
+            making = conn.begin_nested()
             outcome = str(conn.execute(text("SELECT bjaudit_ensure_month(:m)"), {"m": month}).scalar_one())
+            if outcome == "created" and leave_archived and month in archived(conn):
+                making.rollback()
+                outcome = "archived"
+            else:
+                making.commit()
             if outcome != "busy" or time.monotonic() >= deadline:
                 break
             time.sleep(BUSY_PAUSE)
@@ -132,7 +144,7 @@ def ensure_ahead(engine: Engine, now: datetime | None = None) -> dict[date, str]
             # A transaction a month: the parents' lock and the function's are held while one month is made, not
             # while all of them are (stores and other makers wait that long at most).
             with engine.begin() as conn:
-                done |= ensure_months(conn, [month])
+                done |= ensure_months(conn, [month], leave_archived=True)
             if done[month] == "busy":
                 log.warning("monthly partitions: the tables were busy making %s; tried again later", month)
                 return None

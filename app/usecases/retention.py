@@ -34,9 +34,9 @@ from typing import Any
 
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from psycopg.errors import LockNotAvailable
+from psycopg.errors import ForeignKeyViolation, LockNotAvailable, UniqueViolation
 from sqlalchemy import Connection, RowMapping, and_, or_, select, text
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from app.evidence import archive as archive_file
@@ -393,11 +393,24 @@ def archive(db: Database, before: date, to: Path, by: str, key: Ed25519PrivateKe
     """Every month wholly before ``before``, oldest first; stops at the first refused (what was archived stays)."""
     if db.engine.dialect.name != "postgresql":
         raise RetentionRefused("archiving drops monthly partitions: PostgreSQL only")
-    for left in _drop_detached(db):
-        log.warning("%s: a detached month's table, not dropped now either (a lock)", left)
-    with db.engine.connect() as conn:
-        months = months_before(conn, before)
-    return [archive_month(db, month, to, by, key) for month in months]
+    with _alone(db):
+        for left in _drop_detached(db):
+            log.warning("%s: a detached month's table, not dropped now either (a lock)", left)
+        with db.engine.connect() as conn:
+            months = months_before(conn, before)
+            pending = set(partitions.archived(conn))
+        done = []
+        for month in months:
+            if month in pending:
+                # Its partitions are there again, the month archived and not restored: a restore that failed after
+                # it made them, or a hand. Archiving it again would refuse, and stop every month after it.
+                log.warning(
+                    "%s: archived and not restored, yet its partitions are there: skipped (restore it)",
+                    f"{month:%Y-%m}",
+                )
+                continue
+            done.append(_archive_month(db, month, to, by, key))
+        return done
 
 
 def _take_for_detach(conn: Connection, part: str, fpart: str) -> None:
@@ -410,7 +423,7 @@ def _take_for_detach(conn: Connection, part: str, fpart: str) -> None:
     conn.execute(text(f"LOCK TABLE {RC.name} IN EXCLUSIVE MODE NOWAIT"))
     conn.execute(
         text(
-            f"LOCK TABLE rounds, findings, rounds_default, findings_default, {part}, {fpart} "
+            f"LOCK TABLE ONLY rounds, ONLY findings, rounds_default, findings_default, {part}, {fpart} "
             "IN ACCESS EXCLUSIVE MODE NOWAIT"
         )
     )
@@ -474,9 +487,21 @@ def _drop_detached(db: Database, only: list[date] | None = None) -> list[str]:
                     # Its locks at once without waiting, as for the detach: queued for round_keys it would hold
                     # every store and lookup back behind it while it waited for a long reader.
                     conn.execute(text(f"LOCK TABLE round_keys, {name} IN ACCESS EXCLUSIVE MODE NOWAIT"))
-                    conn.execute(text(f"DROP TABLE {name}"))
+                    # Still a detached table of a month archived and not restored, now that it is locked: never
+                    # a month's live partition (the callers run alone, but a hand may have restored it).
+                    still = conn.execute(
+                        text(
+                            "SELECT NOT c.relispartition AND EXISTS (SELECT 1 FROM archives a WHERE a.month = :m "
+                            "AND a.restored_at IS NULL) FROM pg_class c WHERE c.oid = to_regclass(:t)"
+                        ),
+                        {"t": name, "m": _bound(date(int(name[-7:-3]), int(name[-2:]), 1))},
+                    ).scalar()
+                    if still:
+                        conn.execute(text(f"DROP TABLE {name}"))
                 break
-            except DBAPIError:
+            except OperationalError as exc:
+                if not isinstance(exc.orig, LockNotAvailable):
+                    raise
                 if time.monotonic() >= deadline:
                     left.append(name)
                     break
@@ -562,10 +587,17 @@ def _restore(db: Database, path: Path) -> Archived:
         _insert(db, month, path)
     except IntegrityError as exc:
         said = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else str(exc)
-        raise RetentionRefused(
-            f"{month:%Y-%m}: a round of the file is in the database already (restored already?): nothing was "
-            f"restored ({said})"
-        ) from exc
+        if isinstance(exc.orig, UniqueViolation):
+            raise RetentionRefused(
+                f"{month:%Y-%m}: a round of the file is in the database already (restored already?): nothing was "
+                f"restored ({said})"
+            ) from exc
+        if isinstance(exc.orig, ForeignKeyViolation):
+            raise RetentionRefused(
+                f"{month:%Y-%m}: the file's rounds have no keys in this database (is it the database they were "
+                f"archived from?): nothing was restored ({said})"
+            ) from exc
+        raise
     heads = tuple(log["head"] for _, log in sorted(dict(manifest.get("logs") or {}).items()))
     return Archived(
         month,

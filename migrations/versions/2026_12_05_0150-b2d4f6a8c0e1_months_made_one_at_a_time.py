@@ -10,8 +10,8 @@ then ``round_keys`` (for the partition's foreign key). And a maker that waited f
 
 The function now returns ``exists`` at once for a month that exists (no lock). Otherwise it takes the advisory lock
 ``bjaudit-partitions`` for its caller's transaction (one maker at a time) and then every lock the month needs, at
-once and without waiting (NOWAIT): ``round_keys`` SHARE ROW EXCLUSIVE, the parents and their DEFAULT partitions
-ACCESS EXCLUSIVE. If any is held by someone else it returns ``busy``, holding none of them, and the caller tries
+once and without waiting (NOWAIT): ``round_keys`` SHARE ROW EXCLUSIVE, the parents (ONLY: not their months) and
+their DEFAULT partitions ACCESS EXCLUSIVE. If any is held by someone else it returns ``busy``, holding none of them, and the caller tries
 again (app/store/partitions.py). A maker thus never waits in a lock's queue: it cannot deadlock, and stores wait for
 it only while it holds the locks (two empty tables made). The body is otherwise the same; the downgrade puts the
 previous one back.
@@ -40,7 +40,7 @@ LOCK = """\
     END IF;
     BEGIN
         LOCK TABLE round_keys IN SHARE ROW EXCLUSIVE MODE NOWAIT;
-        LOCK TABLE rounds, rounds_default, findings, findings_default IN ACCESS EXCLUSIVE MODE NOWAIT;
+        LOCK TABLE ONLY rounds, rounds_default, ONLY findings, findings_default IN ACCESS EXCLUSIVE MODE NOWAIT;
     EXCEPTION WHEN lock_not_available THEN
         RETURN 'busy';
     END;

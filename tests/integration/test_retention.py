@@ -411,6 +411,9 @@ def test_a_month_detached_but_not_dropped_is_dropped_by_the_next_restore(
         reader.execute(text("LOCK TABLE round_keys IN ACCESS SHARE MODE"))
         (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
         reader.commit()
+    monkeypatch.setattr(
+        retention, "DROP_PATIENCE", 30.0
+    )  # the restore's drop waits out the service's own work
     assert done.rounds == 2
     assert client.get("/v1/rounds/EX-NJ-0001").status_code == 410
     with engine.connect() as conn:
@@ -456,3 +459,31 @@ def test_a_round_of_the_month_stored_before_its_restore_stays_and_a_second_resto
         retention.restore(db, done.path)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM rounds_2024_10")).scalar_one() == 3
+
+
+@ON_POSTGRES
+def test_a_month_archived_a_moment_before_is_not_made_again_by_the_service(
+    db: Database, engine: Engine, two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    """The service reads which months are archived, then makes the others one by one: a month archived in between
+    was made again, empty, and every later archive stopped at it. The check is made again once the month's locks
+    are held (an archive's detach holds the same ones)."""
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
+    with engine.begin() as conn:
+        assert partitions.ensure_months(conn, [OCTOBER], leave_archived=True) == {OCTOBER: "archived"}
+    assert not exists(engine, "rounds_2024_10") and not exists(engine, "findings_2024_10")
+
+
+@ON_POSTGRES
+def test_an_archived_month_whose_partitions_are_there_again_is_skipped_not_a_stop(
+    db: Database, engine: Engine, examples: dict[str, bytes], two_months: dict[str, bytes], tmp_path: Path
+) -> None:
+    """A restore that failed after it made the month's partitions leaves the month archived, not restored, with
+    partitions: archiving it again is refused, and that refusal stopped every month after it."""
+    (october,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
+    with engine.begin() as conn:
+        assert partitions.ensure_months(conn, [OCTOBER]) == {OCTOBER: "created"}
+    done = retention.archive(db, date(2024, 12, 1), tmp_path, "auditor", KEY)
+    assert [(a.month, a.rounds) for a in done] == [(NOVEMBER, 1)]
+    assert exists(engine, "rounds_2024_10")
+    assert retention.restore(db, october.path).rounds == 2  # and the restore finishes it
