@@ -621,7 +621,18 @@ def _insert(db: Database, month: date, path: Path) -> None:
                 values = {c: doc[c] for c in _ROUND_COLUMNS}
                 values["record"] = base64.b64decode(doc["record"])
                 rows.append(values_typed(values, R))
-                restored.append(int(values["id"]))
+            ids = [int(row["id"]) for row in rows]
+            there = conn.execute(
+                text(f"SELECT min(id) FROM rounds_{month:%Y_%m} WHERE id = ANY(:ids)"), {"ids": ids}
+            ).scalar()
+            if (
+                there is not None
+            ):  # asked before the insert: a failed one would abort the statement's pipeline
+                raise RetentionRefused(
+                    f"{month:%Y-%m}: a round of the file is in the database already (restored already?): nothing "
+                    f"was restored (round id {there})"
+                )
+            restored.extend(ids)
             conn.execute(R.insert(), rows)
             found = [values_typed(f, F) for doc in docs for f in doc["findings"]]
             if found:
