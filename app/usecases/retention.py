@@ -625,12 +625,19 @@ def _insert(db: Database, month: date, path: Path) -> None:
             there = conn.execute(
                 text(f"SELECT min(id) FROM rounds_{month:%Y_%m} WHERE id = ANY(:ids)"), {"ids": ids}
             ).scalar()
-            if (
-                there is not None
-            ):  # asked before the insert: a failed one would abort the statement's pipeline
+            # Asked before the insert: a failed insert would abort the statement's pipeline (and print its noise).
+            if there is not None:
                 raise RetentionRefused(
                     f"{month:%Y-%m}: a round of the file is in the database already (restored already?): nothing "
                     f"was restored (round id {there})"
+                )
+            keyed = conn.execute(
+                text("SELECT count(*) FROM round_keys WHERE id = ANY(:ids)"), {"ids": ids}
+            ).scalar()
+            if keyed != len(ids):
+                raise RetentionRefused(
+                    f"{month:%Y-%m}: {len(ids) - int(keyed or 0)} round(s) of the file have no key in this database "
+                    "(is it the database they were archived from?): nothing was restored"
                 )
             restored.extend(ids)
             conn.execute(R.insert(), rows)

@@ -25,7 +25,9 @@ from app.config import Settings
 from app.evidence.archive import manifest_path as archive_file_manifest
 from app.store import partitions
 from app.store.db import Database
+from app.store.migrate import upgrade_head
 from app.usecases import integrity, retention
+from tests.integration.test_archive_proofs import lines_of, rewrite
 
 from .test_grouped_storing import row_of
 from .test_partitions import partition_of, played_at, round_played, stored
@@ -487,3 +489,32 @@ def test_an_archived_month_whose_partitions_are_there_again_is_skipped_not_a_sto
     assert [(a.month, a.rounds) for a in done] == [(NOVEMBER, 1)]
     assert exists(engine, "rounds_2024_10")
     assert retention.restore(db, october.path).rounds == 2  # and the restore finishes it
+
+
+@ON_POSTGRES
+def test_a_file_restored_into_another_database_is_refused_and_says_why(
+    db: Database,
+    two_months: dict[str, bytes],
+    tmp_path: Path,
+    postgres_database: Callable[[str], str],
+) -> None:
+    """A file of the first format (no proofs, so no log to hold its heads against) restored into a database that
+    never held its rounds: their keys are not there. Said so, and nothing restored."""
+    (done,) = retention.archive(db, NOVEMBER, tmp_path, "auditor", KEY)
+    manifest = orjson.loads(archive_file_manifest(done.path).read_bytes())
+    for name in ("format", "logs", "description"):
+        del manifest[name]
+    docs = [{k: v for k, v in d.items() if k != "evidence"} for d in lines_of(done.path)]
+    rewrite(done.path, docs, manifest)
+    other_url = postgres_database("other")
+    upgrade_head(other_url)
+    other = Database.from_settings(Settings(database_url=other_url))
+    try:
+        with pytest.raises(
+            retention.RetentionRefused, match=r"2 round\(s\) of the file have no key in this database"
+        ):
+            retention.restore(other, done.path)
+        with other.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM rounds")).scalar_one() == 0
+    finally:
+        other.dispose()
