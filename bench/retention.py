@@ -18,7 +18,6 @@ import secrets
 import tempfile
 import threading
 import time
-from datetime import date
 from pathlib import Path
 
 import psycopg
@@ -67,7 +66,7 @@ def fullest_month(conninfo: str) -> tuple[str, int]:
         counted = [
             (name, int(conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]))  # type: ignore[index]
             for (name,) in names
-            if partitions.is_partition(name) and name != "rounds_default"
+            if partitions.month_of_name(name) is not None
         ]
     name, n = max(counted, key=lambda row: (row[1], row[0]))
     if not n:
@@ -114,12 +113,17 @@ def main(argv: list[str] | None = None) -> int:
     copy = f"bjaudit_retention_{secrets.token_hex(4)}"
     admin = _libpq(args.admin_url)
     with psycopg.connect(admin, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (loaded,)).fetchone() is None:
+            raise SystemExit(
+                f"bench.retention: no database {loaded}: load it first (make bench-scale ROUNDS={args.rounds})"
+            )
         conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{loaded}"')
     url = database_url(args.admin_url, copy)
     db = Database.from_settings(Settings(database_url=url))
     try:
         part, n = fullest_month(_libpq(url))
-        month = date(int(part[7:11]), int(part[12:14]), 1)
+        month = partitions.month_of_name(part)
+        assert month is not None
         print(f"{loaded}, copied to {copy}: month {month:%Y-%m}, {n:,} rounds", flush=True)
         with tempfile.TemporaryDirectory(prefix="bjaudit-retention-") as folder:
             copy_s = raw_copy(_libpq(url), _libpq(url), part)

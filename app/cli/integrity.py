@@ -38,14 +38,13 @@ def public_key_of(name: str) -> bytes:
 
     try:
         return integrity.read_trusted_key(Path(name).read_text())
-    except (OSError, ValueError) as exc:  # binascii.Error and UnicodeDecodeError are ValueErrors
-        if isinstance(exc, OSError):
-            said = exc.strerror or str(exc)
-        elif isinstance(exc, binascii.Error | UnicodeDecodeError):
-            said = f"neither a PEM public key nor a raw key in base64 ({exc})"
-        else:
-            said = str(exc) or type(exc).__name__
-        raise UnusableKey(f"the public key {name} cannot be used: {said}") from exc
+    except OSError as exc:
+        said = exc.strerror or str(exc)
+    except (binascii.Error, UnicodeDecodeError) as exc:  # before ValueError: both are ValueErrors
+        said = f"neither a PEM public key nor a raw key in base64 ({exc})"
+    except ValueError as exc:
+        said = str(exc) or type(exc).__name__
+    raise UnusableKey(f"the public key {name} cannot be used: {said}")
 
 
 def _trusted_key(args: argparse.Namespace) -> tuple[bytes | None, str]:

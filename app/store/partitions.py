@@ -45,6 +45,19 @@ def is_partition(table_name: str) -> bool:
     return _PARTITION_NAME.match(table_name) is not None
 
 
+def month_of_name(table_name: str) -> date | None:
+    """The month of a month's table (``rounds_2026_12``, ``findings_2026_12``, attached or detached); None for any
+    other name (``rounds_default`` included).
+
+    >>> month_of_name("findings_2026_12"), month_of_name("rounds_default")
+    (datetime.date(2026, 12, 1), None)"""
+    found = _PARTITION_NAME.match(table_name)
+    if found is None or found.group(2) == "default":
+        return None
+    year, month = found.group(2).split("_")
+    return date(int(year), int(month), 1)
+
+
 def include_name(name: str | None, type_: str, parent_names: Mapping[str, str | None]) -> bool:
     """Alembic's filter of what it compares: the partitions are not tables of the models."""
     return not (type_ == "table" and name is not None and is_partition(name))

@@ -25,18 +25,19 @@ import base64
 import gzip
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from psycopg.errors import ForeignKeyViolation, LockNotAvailable, UniqueViolation
+from psycopg.errors import LockNotAvailable
 from sqlalchemy import Connection, RowMapping, and_, or_, select, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.evidence import archive as archive_file
@@ -108,14 +109,8 @@ def months_before(conn: Connection, before: date) -> list[date]:
             "WHERE i.inhparent = 'rounds'::regclass AND c.relkind = 'r'"
         )
     ).scalars()
-    found = []
-    for name in names:
-        if name == "rounds_default" or not partitions.is_partition(name):
-            continue
-        month = date(int(name[7:11]), int(name[12:14]), 1)
-        if partitions.add_months(month, 1) <= before:
-            found.append(month)
-    return sorted(found)
+    found = (partitions.month_of_name(name) for name in names)
+    return sorted(month for month in found if month is not None and partitions.add_months(month, 1) <= before)
 
 
 def _undelivered(conn: Connection, part: str) -> int:
@@ -297,13 +292,13 @@ def _archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519Pri
     part, fpart = f"rounds_{month:%Y_%m}", f"findings_{month:%Y_%m}"
     path = to / f"bjaudit-rounds-{month:%Y-%m}.ndjson.gz"
     with db.engine.connect() as conn:
-        if month in partitions.archived(conn):
-            where = conn.execute(
-                text(
-                    "SELECT path FROM archives WHERE month = :m AND restored_at IS NULL ORDER BY id DESC LIMIT 1"
-                ),
-                {"m": _bound(month)},
-            ).scalar_one()
+        where = conn.execute(
+            text(
+                "SELECT path FROM archives WHERE month = :m AND restored_at IS NULL ORDER BY id DESC LIMIT 1"
+            ),
+            {"m": _bound(month)},
+        ).scalar()
+        if where is not None:
             raise RetentionRefused(
                 f"{month:%Y-%m}: archived already, to {where}, and not restored: restore it before archiving it "
                 "again (its file is never written over)"
@@ -341,46 +336,41 @@ def _archive_month(db: Database, month: date, to: Path, by: str, key: Ed25519Pri
     checked = _checked(path, manifest, integrity.raw_public_key(key))
     archive_file.manifest_path(path).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     sha = str(manifest["sha256"])
-    deadline = time.monotonic() + DETACH_PATIENCE
-    while True:
-        try:
-            with db.engine.begin() as conn:
-                conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
-                _take_for_detach(conn, part, fpart)
-                _rollups_without(conn, month)
-                conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
-                conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))
-                now_rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
-                now_findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
-                if (now_rounds, now_findings) != (rounds, findings) or _undelivered(conn, part):
-                    raise RetentionRefused(
-                        f"{month:%Y-%m}: rounds arrived while it was written: run the archive again"
-                    )
-                conn.execute(
-                    text(
-                        "INSERT INTO archives (month, path, rounds, findings, sha256, archived_at, archived_by) "
-                        "VALUES (:month, :path, :rounds, :findings, :sha, :at, :by)"
-                    ),
-                    {
-                        "month": _bound(month),
-                        "path": str(path.resolve()),
-                        "rounds": rounds,
-                        "findings": findings,
-                        "sha": sha,
-                        "at": now,
-                        "by": by,
-                    },
-                )
-            break
-        except OperationalError as exc:
-            if not isinstance(exc.orig, LockNotAvailable):
-                raise
-            if time.monotonic() >= deadline:
+
+    def detach() -> None:
+        with db.engine.begin() as conn:
+            conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
+            _take_for_detach(conn, part, fpart)
+            _rollups_without(conn, month)
+            conn.execute(text(f"ALTER TABLE rounds DETACH PARTITION {part}"))
+            conn.execute(text(f"ALTER TABLE findings DETACH PARTITION {fpart}"))
+            now_rounds = int(conn.execute(text(f"SELECT count(*) FROM {part}")).scalar_one())
+            now_findings = int(conn.execute(text(f"SELECT count(*) FROM {fpart}")).scalar_one())
+            if (now_rounds, now_findings) != (rounds, findings) or _undelivered(conn, part):
                 raise RetentionRefused(
-                    f"{month:%Y-%m}: the tables were busy for {DETACH_PATIENCE:.0f} s (long reports or batches): "
-                    "nothing was removed; run it again"
-                ) from exc
-            time.sleep(BUSY_PAUSE)
+                    f"{month:%Y-%m}: rounds arrived while it was written: run the archive again"
+                )
+            conn.execute(
+                text(
+                    "INSERT INTO archives (month, path, rounds, findings, sha256, archived_at, archived_by) "
+                    "VALUES (:month, :path, :rounds, :findings, :sha, :at, :by)"
+                ),
+                {
+                    "month": _bound(month),
+                    "path": str(path.resolve()),
+                    "rounds": rounds,
+                    "findings": findings,
+                    "sha": sha,
+                    "at": now,
+                    "by": by,
+                },
+            )
+
+    if not _when_free(DETACH_PATIENCE, detach):
+        raise RetentionRefused(
+            f"{month:%Y-%m}: the tables were busy for {DETACH_PATIENCE:.0f} s (long reports or batches): "
+            "nothing was removed; run it again"
+        )
     # Dropped in a transaction that holds nothing else: a drop locks round_keys wholly (ACCESS EXCLUSIVE, the
     # foreign keys' triggers go), which, with rounds held, deadlocked with readers of both.
     for left in _drop_detached(db, [month]):
@@ -468,45 +458,50 @@ def _drop_detached(db: Database, only: list[date] | None = None) -> list[str]:
         names = conn.execute(
             text(
                 "SELECT relname FROM pg_class WHERE relkind = 'r' AND NOT relispartition "
-                "AND relnamespace = current_schema()::regnamespace AND relname ~ '^(rounds|findings)_[0-9]{4}_[0-9]{2}$'"
+                "AND relnamespace = current_schema()::regnamespace"
             )
         ).scalars()
-        detached = [
-            name
+        detached = sorted(
+            (name, month)
             for name in names
-            if (month := date(int(name[-7:-3]), int(name[-2:]), 1)) in archived
-            and (only is None or month in only)
-        ]
-    left = []
-    for name in sorted(detached):
-        deadline = time.monotonic() + DROP_PATIENCE
-        while True:
-            try:
-                with db.engine.begin() as conn:
-                    conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
-                    # Its locks at once without waiting, as for the detach: queued for round_keys it would hold
-                    # every store and lookup back behind it while it waited for a long reader.
-                    conn.execute(text(f"LOCK TABLE round_keys, {name} IN ACCESS EXCLUSIVE MODE NOWAIT"))
-                    # Still a detached table of a month archived and not restored, now that it is locked: never
-                    # a month's live partition (the callers run alone, but a hand may have restored it).
-                    still = conn.execute(
-                        text(
-                            "SELECT NOT c.relispartition AND EXISTS (SELECT 1 FROM archives a WHERE a.month = :m "
-                            "AND a.restored_at IS NULL) FROM pg_class c WHERE c.oid = to_regclass(:t)"
-                        ),
-                        {"t": name, "m": _bound(date(int(name[-7:-3]), int(name[-2:]), 1))},
-                    ).scalar()
-                    if still:
-                        conn.execute(text(f"DROP TABLE {name}"))
-                break
-            except OperationalError as exc:
-                if not isinstance(exc.orig, LockNotAvailable):
-                    raise
-                if time.monotonic() >= deadline:
-                    left.append(name)
-                    break
-                time.sleep(BUSY_PAUSE)
-    return left
+            if (month := partitions.month_of_name(name)) in archived and (only is None or month in only)
+        )
+
+    def drop(name: str, month: date) -> None:
+        with db.engine.begin() as conn:
+            conn.execute(text(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
+            # Its locks at once without waiting, as for the detach: queued for round_keys it would hold every store
+            # and lookup back behind it while it waited for a long reader.
+            conn.execute(text(f"LOCK TABLE round_keys, {name} IN ACCESS EXCLUSIVE MODE NOWAIT"))
+            # Still a detached table of a month archived and not restored, now that it is locked: never a month's
+            # live partition (the callers run alone, but a hand may have restored it).
+            still = conn.execute(
+                text(
+                    "SELECT NOT c.relispartition AND EXISTS (SELECT 1 FROM archives a WHERE a.month = :m "
+                    "AND a.restored_at IS NULL) FROM pg_class c WHERE c.oid = to_regclass(:t)"
+                ),
+                {"t": name, "m": _bound(month)},
+            ).scalar()
+            if still:
+                conn.execute(text(f"DROP TABLE {name}"))
+
+    return [name for name, month in detached if not _when_free(DROP_PATIENCE, partial(drop, name, month))]
+
+
+def _when_free(patience: float, attempt: Callable[[], None]) -> bool:
+    """Run ``attempt`` (a transaction that takes its locks with NOWAIT) until it meets no held lock, trying again
+    every :data:`BUSY_PAUSE` for ``patience`` seconds; whether it ran."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            attempt()
+            return True
+        except OperationalError as exc:
+            if not isinstance(exc.orig, LockNotAvailable):
+                raise
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(BUSY_PAUSE)
 
 
 def _manifest(path: Path) -> dict[str, Any]:
@@ -583,21 +578,7 @@ def _restore(db: Database, path: Path) -> Archived:
                 f"{month:%Y-%m}: the tables were busy for {RESTORE_PATIENCE:.0f} s (long reports or batches): "
                 "nothing was restored; run it again"
             )
-    try:
-        _insert(db, month, path)
-    except IntegrityError as exc:
-        said = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else str(exc)
-        if isinstance(exc.orig, UniqueViolation):
-            raise RetentionRefused(
-                f"{month:%Y-%m}: a round of the file is in the database already (restored already?): nothing was "
-                f"restored ({said})"
-            ) from exc
-        if isinstance(exc.orig, ForeignKeyViolation):
-            raise RetentionRefused(
-                f"{month:%Y-%m}: the file's rounds have no keys in this database (is it the database they were "
-                f"archived from?): nothing was restored ({said})"
-            ) from exc
-        raise
+    _insert(db, month, path)
     heads = tuple(log["head"] for _, log in sorted(dict(manifest.get("logs") or {}).items()))
     return Archived(
         month,
